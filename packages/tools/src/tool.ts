@@ -1,0 +1,32 @@
+import type { JsonSchema, ToolContext } from '@lich/core';
+import type { z } from 'zod';
+
+/** What a tool's `execute` may return: plain output, or an explicit outcome. */
+export type ToolOutput = string | { ok: boolean; output: string; error?: string };
+
+/** The context every tool runs with: the work dir is always known, the signal always present. */
+export interface ToolRunContext extends ToolContext {
+  work_dir: string;
+  signal: AbortSignal;
+}
+
+/**
+ * A tool the model can call.
+ *
+ * Contract:
+ * - `name` matches `^[a-zA-Z0-9_-]{1,64}$` and is unique in a registry;
+ * - `parameters` validates (and coerces) the model's arguments before `execute` sees them;
+ *   `json_schema`, when given, is what the model is shown instead of the schema derived from
+ *   `parameters` (MCP tools arrive with a JSON Schema of their own);
+ * - `execute` honours `context.signal` and stops what it started when it fires; it may throw,
+ *   and the executor turns that into an `ok: false` result.
+ */
+export interface Tool<Args = unknown> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<Args>;
+  json_schema?: JsonSchema;
+  /** Time limit of one call; the executor's default (30 s) when absent. */
+  timeout_ms?: number;
+  execute(args: Args, context: ToolRunContext): Promise<ToolOutput>;
+}
