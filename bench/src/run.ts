@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     row.bench,
     row.metric,
     format(row.lich),
-    row.baseline === undefined ? '-' : `${format(row.baseline)} (${row.baseline_name ?? 'baseline'})`,
+    row.baseline === undefined
+      ? '-'
+      : `${format(row.baseline)} (${row.baseline_name ?? 'baseline'})`,
     row.unit,
     format(row.ratio),
     row.target ?? '-',
