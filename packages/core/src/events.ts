@@ -83,6 +83,8 @@ export interface CompressEndEvent {
   summary?: string;
   summary_message?: Message;
   error?: string;
+  /** Token usage of the summary call, when it was made and the provider reported it. */
+  usage?: Usage;
 }
 
 /** The turn budget ran out while the model was still calling tools. */

@@ -1,0 +1,67 @@
+export type {
+  CompressionPlan,
+  CompressOptions,
+  CompressResult,
+} from './compressor.js';
+export {
+  compress_messages,
+  DEFAULT_COMPRESS_THRESHOLD,
+  DEFAULT_KEEP_RECENT,
+  plan_compression,
+  SUMMARY_PREFIX,
+  should_compress,
+} from './compressor.js';
+export type {
+  AgentEvent,
+  AgentEventType,
+  AgentListener,
+  BudgetExhaustedEvent,
+  CompressEndEvent,
+  CompressStartEvent,
+  LlmDeltaEvent,
+  LlmEndEvent,
+  LlmStartEvent,
+  RunEndEvent,
+  RunStartEvent,
+  StoppedReason,
+  ToolCallEndEvent,
+  ToolCallStartEvent,
+} from './events.js';
+export { AgentEmitter } from './events.js';
+export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
+export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
+export type { RaceOutcome } from './race_abort.js';
+export { race_abort } from './race_abort.js';
+export { seed_system_prompt } from './seed_system_prompt.js';
+export {
+  CHARS_PER_TOKEN,
+  count_message_chars,
+  estimate_definition_tokens,
+  estimate_tokens,
+  TokenCounter,
+} from './tokens.js';
+export type { ToolCallBatch } from './tool_calls.js';
+export { run_tool_calls } from './tool_calls.js';
+export type {
+  AssistantMessage,
+  ChatDelta,
+  ChatFn,
+  ChatOptions,
+  ChatResult,
+  FinishReason,
+  JsonSchema,
+  Message,
+  ReasoningPart,
+  Role,
+  SystemMessage,
+  ToolCall,
+  ToolContext,
+  ToolDefinition,
+  ToolMessage,
+  ToolResult,
+  ToolRunner,
+  Usage,
+  UserMessage,
+} from './types.js';
+export type { JsonParseResult } from './util.js';
+export { safe_json_parse, safe_stringify, truncate_text } from './util.js';

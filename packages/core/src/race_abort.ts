@@ -1,0 +1,36 @@
+/** How a promise raced against an abort signal settled. */
+export type RaceOutcome<T> = { aborted: false; value: T } | { aborted: true };
+
+/**
+ * Waits for `promise`, or for `signal` to abort, whichever comes first, so a callee that ignores
+ * its signal can never hold the caller up.
+ *
+ * Contract: resolves `{ aborted: true }` as soon as `signal` aborts (at once when it already has);
+ * otherwise settles like `promise`. A rejection of `promise` after the abort is swallowed, never
+ * left unhandled. The abort listener is removed once `promise` settles.
+ */
+export function race_abort<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<RaceOutcome<T>> {
+  if (signal === undefined) return promise.then((value) => ({ aborted: false, value }));
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.resolve({ aborted: true });
+  }
+  return new Promise((resolve, reject) => {
+    const on_abort = () => resolve({ aborted: true });
+    signal.addEventListener('abort', on_abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', on_abort);
+        resolve({ aborted: false, value });
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', on_abort);
+        if (signal.aborted) resolve({ aborted: true });
+        else reject(error);
+      },
+    );
+  });
+}
