@@ -1,0 +1,20 @@
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { CONFIG_FILE_SCHEMA } from './config_schema.js';
+
+/**
+ * The absolute path of `config.schema.json`, shipped at the package root. `lich init` points a
+ * new config's `$schema` at it so editors complete and check the keys.
+ */
+export const CONFIG_SCHEMA_PATH = fileURLToPath(new URL('../config.schema.json', import.meta.url));
+
+/**
+ * The JSON Schema (draft 2020-12) of a config file, generated from the zod schema: what the
+ * shipped `config.schema.json` holds. Pure; never throws.
+ */
+export function config_json_schema(): Record<string, unknown> {
+  return z.toJSONSchema(CONFIG_FILE_SCHEMA, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+}

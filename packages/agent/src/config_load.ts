@@ -1,0 +1,321 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import { ConfigError } from './config_error.js';
+import { project_config_path, read_config_file, user_config_path } from './config_file.js';
+import {
+  type AgentConfig,
+  CONFIG_KEYS,
+  CONFIG_SCHEMA,
+  type ConfigFile,
+  DEFAULT_API_KEY_ENVS,
+  DEFAULT_MODELS,
+  PROVIDER_ENTRY_SCHEMA,
+  type ProviderEntry,
+} from './config_schema.js';
+import { detect_env_providers, normalize_kind } from './env_providers.js';
+
+/** Settings given as command-line flags: the last and strongest source. */
+export interface ConfigFlags {
+  /** Use only this provider kind (`--provider`). */
+  provider?: string;
+  /** The model of the first provider (`--model`). */
+  model?: string;
+  /** The base URL of the first provider (`--base-url`). */
+  base_url?: string;
+  max_turns?: number;
+  session_dir?: string;
+}
+
+/** Where one value of the effective config came from. */
+export interface ConfigSource {
+  layer: 'default' | 'user' | 'project' | 'env' | 'flag' | 'derived';
+  /** The file path, variable or flag names, in words: `env LICH_MODEL`, `flag --max-turns`. */
+  detail: string;
+}
+
+/** How `load_config` finds and merges the config. */
+export interface LoadConfigOptions {
+  /** The folder the agent works in (default: the process's cwd). Must exist. */
+  work_dir?: string;
+  /** A config file to use instead of `<work_dir>/.lich/config.json` (`--config`); must exist. */
+  config_path?: string;
+  /** The environment (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  flags?: ConfigFlags;
+  /** Look in the environment for providers when no config names one (default true). */
+  detect_providers?: boolean;
+  /** Probe a local Ollama when nothing else is set (default true; needs `detect_providers`). */
+  probe_ollama?: boolean;
+  probe_timeout_ms?: number;
+  signal?: AbortSignal;
+}
+
+/** The effective config with where each value came from. */
+export interface LoadedConfig {
+  config: AgentConfig;
+  /** Per top-level key (plus `work_dir`), where its value came from. */
+  sources: Readonly<Record<string, ConfigSource>>;
+  /** Unknown keys (with the nearest known key), and other things worth saying. */
+  warnings: readonly string[];
+  /** The config files that were read, in order. */
+  files: readonly string[];
+}
+
+/** The result of `load_config`: the config, or a ConfigError that says what to fix. */
+export type LoadConfigResult =
+  | ({ ok: true } & LoadedConfig)
+  | { ok: false; error: ConfigError; warnings: readonly string[] };
+
+/** Deep-freezes plain objects and arrays; returns its argument. */
+export function deep_freeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deep_freeze(child);
+  }
+  return value;
+}
+
+interface ProviderOverride {
+  kind?: string;
+  model?: string;
+  base_url?: string;
+}
+
+/**
+ * Applies `--provider/--model/--base-url` (or `LICH_PROVIDER/LICH_MODEL/LICH_BASE_URL`): a kind
+ * makes the chain that one provider (keeping the configured entry of that kind, if any); a model
+ * or base URL alone changes the first provider.
+ */
+function override_chain(chain: ProviderEntry[], override: ProviderOverride): ProviderEntry[] {
+  if (override.kind) {
+    const kind = normalize_kind(override.kind);
+    const existing = chain.find((entry) => entry.kind === kind);
+    const entry: ProviderEntry = existing
+      ? { ...existing }
+      : { kind, model: override.model ?? DEFAULT_MODELS[kind] ?? '' };
+    const key_env = DEFAULT_API_KEY_ENVS[kind];
+    if (!existing && key_env) entry.api_key_env = key_env;
+    if (override.model) entry.model = override.model;
+    if (override.base_url) entry.base_url = override.base_url;
+    return [entry];
+  }
+  const [first, ...rest] = chain;
+  if (!first || (!override.model && !override.base_url)) return chain;
+  const changed = { ...first };
+  if (override.model) changed.model = override.model;
+  if (override.base_url) changed.base_url = override.base_url;
+  return [changed, ...rest];
+}
+
+function merge_layer(
+  merged: Record<string, unknown>,
+  sources: Record<string, ConfigSource>,
+  layer: Record<string, unknown>,
+  source: ConfigSource,
+): void {
+  for (const key of CONFIG_KEYS) {
+    const value = layer[key];
+    if (value === undefined) continue;
+    const previous = merged[key];
+    // mcp_servers merge by server name and compression by field, so a project file can add a
+    // server or change one setting without repeating the user file.
+    if (
+      (key === 'mcp_servers' || key === 'compression') &&
+      typeof previous === 'object' &&
+      previous !== null
+    ) {
+      merged[key] = { ...(previous as object), ...(value as object) };
+    } else {
+      merged[key] = value;
+    }
+    sources[key] = source;
+  }
+}
+
+function env_number(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+): number | string | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : text;
+}
+
+/**
+ * Loads the effective config. Sources, later ones winning: built-in defaults,
+ * `$XDG_CONFIG_HOME/lich/config.json` (default `~/.config/lich/config.json`), the project file
+ * `<work_dir>/.lich/config.json` (or `config_path`), the environment (`LICH_PROVIDER`,
+ * `LICH_MODEL`, `LICH_BASE_URL`, `LICH_MAX_TURNS`, `LICH_CONTEXT_WINDOW`, `LICH_SESSION_DIR`), then
+ * `flags`. With no providers configured, the chain comes from the environment (see
+ * `detect_env_providers`). The result is deeply frozen; `session_dir` is derived from `work_dir`
+ * unless set. Expected failures (bad JSON, a wrong type, a missing work dir) are
+ * `{ ok: false, error }` naming the source, the key path and what was expected. Never throws.
+ */
+export async function load_config(options: LoadConfigOptions = {}): Promise<LoadConfigResult> {
+  const env = options.env ?? process.env;
+  const warnings: string[] = [];
+  const fail = (error: ConfigError): LoadConfigResult => ({ ok: false, error, warnings });
+  const work_dir = resolve(options.work_dir ?? process.cwd());
+  try {
+    const info = await stat(work_dir);
+    if (!info.isDirectory()) return fail(new ConfigError(`work dir ${work_dir} is not a folder`));
+  } catch {
+    return fail(new ConfigError(`work dir ${work_dir} does not exist`, { source: 'work_dir' }));
+  }
+
+  const merged: Record<string, unknown> = {};
+  const sources: Record<string, ConfigSource> = {};
+  for (const key of CONFIG_KEYS) sources[key] = { layer: 'default', detail: 'default' };
+  sources.work_dir = options.work_dir
+    ? { layer: 'flag', detail: 'flag --work-dir' }
+    : { layer: 'default', detail: 'current folder' };
+
+  const files: string[] = [];
+  const layers: [string, ConfigSource['layer'], boolean][] = [
+    [user_config_path(env), 'user', false],
+    options.config_path
+      ? [resolve(options.config_path), 'project', true]
+      : [project_config_path(work_dir), 'project', false],
+  ];
+  for (const [path, layer, required] of layers) {
+    const read = await read_config_file(path, { required, signal: options.signal });
+    if (!read.ok) return fail(read.error);
+    warnings.push(...read.warnings);
+    if (read.value === undefined) continue;
+    files.push(path);
+    merge_layer(merged, sources, read.value, { layer, detail: path });
+  }
+
+  const env_layer: Record<string, unknown> = {};
+  const env_names: Record<string, string> = {
+    max_turns: 'LICH_MAX_TURNS',
+    context_window: 'LICH_CONTEXT_WINDOW',
+  };
+  for (const [key, name] of Object.entries(env_names)) {
+    const value = env_number(env, name);
+    if (value !== undefined) env_layer[key] = value;
+  }
+  if (env.LICH_SESSION_DIR) env_layer.session_dir = env.LICH_SESSION_DIR;
+  for (const [key, value] of Object.entries(env_layer)) {
+    const name = env_names[key] ?? 'LICH_SESSION_DIR';
+    const checked = CONFIG_SCHEMA.shape[key as keyof typeof CONFIG_SCHEMA.shape].safeParse(value);
+    if (!checked.success) {
+      return fail(ConfigError.from_issues(`env ${name}`, checked.error.issues));
+    }
+    merge_layer(merged, sources, { [key]: value }, { layer: 'env', detail: `env ${name}` });
+  }
+
+  const flags = options.flags ?? {};
+  const flag_layer: Record<string, unknown> = {};
+  if (flags.max_turns !== undefined) flag_layer.max_turns = flags.max_turns;
+  if (flags.session_dir !== undefined) flag_layer.session_dir = flags.session_dir;
+  for (const [key, value] of Object.entries(flag_layer)) {
+    const flag = key === 'max_turns' ? '--max-turns' : '--session-dir';
+    const checked = CONFIG_SCHEMA.shape[key as keyof typeof CONFIG_SCHEMA.shape].safeParse(value);
+    if (!checked.success)
+      return fail(ConfigError.from_issues(`flag ${flag}`, checked.error.issues));
+    merge_layer(merged, sources, { [key]: value }, { layer: 'flag', detail: `flag ${flag}` });
+  }
+
+  let chain = ((merged.providers as ProviderEntry[] | undefined) ?? []).map((entry) => ({
+    ...entry,
+  }));
+  const env_override: ProviderOverride = {
+    kind: env.LICH_PROVIDER || undefined,
+    model: env.LICH_MODEL || undefined,
+    base_url: env.LICH_BASE_URL || undefined,
+  };
+  const flag_override: ProviderOverride = {
+    kind: flags.provider,
+    model: flags.model,
+    base_url: flags.base_url,
+  };
+  if (chain.length === 0 && !env_override.kind && !flag_override.kind) {
+    if (options.detect_providers ?? true) {
+      const found = await detect_env_providers(env, {
+        probe: options.probe_ollama ?? true,
+        probe_timeout_ms: options.probe_timeout_ms,
+        signal: options.signal,
+      });
+      if (found.providers.length > 0) {
+        chain = found.providers;
+        sources.providers = { layer: 'env', detail: found.source };
+      }
+    }
+  }
+  for (const [override, layer, names] of [
+    [env_override, 'env', ['LICH_PROVIDER', 'LICH_MODEL', 'LICH_BASE_URL']],
+    [flag_override, 'flag', ['--provider', '--model', '--base-url']],
+  ] as const) {
+    const used = [override.kind, override.model, override.base_url]
+      .map((value, index) => (value ? names[index] : undefined))
+      .filter((name): name is (typeof names)[number] => name !== undefined);
+    if (used.length === 0) continue;
+    const before = chain;
+    chain = override_chain(chain, override);
+    if (chain === before) continue;
+    const detail = `${layer} ${used.join(', ')}`;
+    sources.providers = { layer, detail };
+    for (const [index, entry] of chain.entries()) {
+      const checked = PROVIDER_ENTRY_SCHEMA.safeParse(entry);
+      if (!checked.success) {
+        const issues = checked.error.issues.map((issue) => ({
+          ...issue,
+          path: ['providers', index, ...issue.path],
+        }));
+        const error = ConfigError.from_issues(detail, issues);
+        if (entry.model !== '') return fail(error);
+        const hint = `${detail}: kind '${entry.kind}' has no default model; set LICH_MODEL or --model`;
+        return fail(new ConfigError(hint, { source: detail, key_path: error.key_path }));
+      }
+    }
+  }
+  merged.providers = chain;
+
+  const parsed = CONFIG_SCHEMA.safeParse(merged);
+  if (!parsed.success) return fail(ConfigError.from_issues('config', parsed.error.issues));
+  if (!parsed.data.session_dir) {
+    sources.session_dir = { layer: 'derived', detail: 'derived from work_dir' };
+  }
+  return {
+    ok: true,
+    config: finish_config(work_dir, parsed.data),
+    sources: Object.freeze(sources),
+    warnings,
+    files,
+  };
+}
+
+function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): AgentConfig {
+  const session_dir = data.session_dir
+    ? resolve(work_dir, data.session_dir)
+    : resolve(work_dir, '.lich', 'sessions');
+  const config: AgentConfig = {
+    work_dir,
+    providers: data.providers,
+    max_turns: data.max_turns,
+    system_prompt: data.system_prompt,
+    ...(data.tools_enabled === undefined ? {} : { tools_enabled: data.tools_enabled }),
+    mcp_servers: data.mcp_servers,
+    plugins: data.plugins,
+    session_dir,
+    context_window: data.context_window,
+    compression: data.compression,
+    env_passthrough: data.env_passthrough,
+  };
+  return deep_freeze(config);
+}
+
+/**
+ * Builds a frozen AgentConfig from values in code, with no files and no environment: the
+ * defaults fill what `input` leaves out and `session_dir` is derived from `work_dir` (default: the
+ * process's cwd). Throws a ConfigError when `input` does not fit the schema (a programmer error).
+ */
+export function make_config(input: ConfigFile & { work_dir?: string } = {}): AgentConfig {
+  const { work_dir, $schema: _schema, ...rest } = input;
+  const parsed = CONFIG_SCHEMA.safeParse(rest);
+  if (!parsed.success) throw ConfigError.from_issues('make_config', parsed.error.issues);
+  return finish_config(resolve(work_dir ?? process.cwd()), parsed.data);
+}

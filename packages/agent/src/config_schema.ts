@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
+
+/** The model a provider kind uses when the config names none. */
+export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
+  openai_compat: 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-5',
+  ollama: 'llama3.2',
+});
+
+/** The environment variable holding a kind's API key when the config names none. */
+export const DEFAULT_API_KEY_ENVS: Readonly<Record<string, string>> = Object.freeze({
+  openai_compat: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+});
+
+/** The system prompt used when the config sets none. */
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are Lich, a careful software agent working in the folder the user opened.',
+  'Use the tools to look before you act: read files before you edit them, and run the tests after.',
+  'Paths are relative to the work folder. Keep answers short and say what you changed.',
+].join('\n');
+
+/** One entry of the failover chain. */
+export const PROVIDER_ENTRY_SCHEMA = z
+  .object({
+    kind: z
+      .string()
+      .min(1)
+      .describe('The provider kind: openai_compat, anthropic, ollama, or a contributed one.'),
+    model: z.string().min(1).describe('The model name the provider expects.'),
+    base_url: z.url().optional().describe("The API's base URL; each kind has its default."),
+    api_key_env: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY).',
+      ),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Extra HTTP headers sent with every request.'),
+    max_tokens: z.int().positive().optional().describe('Output token limit per call.'),
+    temperature: z.number().min(0).max(2).optional(),
+    idle_timeout_ms: z
+      .int()
+      .positive()
+      .optional()
+      .describe('Give up on a stream that sends nothing for this long.'),
+    options: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Kind-specific settings, passed to the provider untouched.'),
+  })
+  .describe('One provider of the failover chain.');
+
+/** When and how the history is compressed. */
+export const COMPRESSION_SCHEMA = z
+  .object({
+    enabled: z.boolean().default(true).describe('Compress the history when it grows too long.'),
+    threshold: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.75)
+      .describe('Compress when the estimated tokens pass this share of context_window.'),
+    keep_recent: z
+      .int()
+      .min(1)
+      .default(8)
+      .describe('How many of the latest messages are always kept verbatim.'),
+  })
+  .describe('History compression.');
+
+/** The settings every config source may give; absent keys take their default. */
+export const CONFIG_SHAPE = {
+  providers: z
+    .array(PROVIDER_ENTRY_SCHEMA)
+    .default([])
+    .describe(
+      'The ordered failover chain. Empty: taken from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, a local Ollama).',
+    ),
+  max_turns: z.int().min(1).max(10_000).default(50).describe('Model calls allowed per run.'),
+  system_prompt: z.string().default(DEFAULT_SYSTEM_PROMPT).describe('The system prompt.'),
+  tools_enabled: z
+    .array(z.string())
+    .optional()
+    .describe('Tool names the model may use. Absent: all builtins. Empty: no tools and no MCP.'),
+  mcp_servers: MCP_SERVERS_SCHEMA.default({}).describe('MCP servers whose tools are added.'),
+  plugins: z
+    .array(z.string().min(1))
+    .default([])
+    .describe("Plugins: module paths or package names; 'gatekeeper' is built in."),
+  session_dir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Where transcripts go (default <work_dir>/.lich/sessions); relative to work_dir.'),
+  context_window: z
+    .int()
+    .min(1024)
+    .default(128_000)
+    .describe("The model's context window in tokens, for compression decisions."),
+  compression: COMPRESSION_SCHEMA.default({ enabled: true, threshold: 0.75, keep_recent: 8 }),
+  env_passthrough: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Environment variables passed through to commands the tools run.'),
+} as const;
+
+/** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
+export const CONFIG_FILE_SCHEMA = z
+  .object({
+    $schema: z.string().optional().describe('The JSON Schema this file follows.'),
+    ...CONFIG_SHAPE,
+  })
+  .partial()
+  .describe('Lich configuration (.lich/config.json or ~/.config/lich/config.json).');
+
+/** The merged settings before `work_dir` and `session_dir` are resolved. */
+export const CONFIG_SCHEMA = z.object(CONFIG_SHAPE);
+
+/** One entry of the failover chain, as configured. */
+export type ProviderEntry = z.infer<typeof PROVIDER_ENTRY_SCHEMA>;
+
+/** The compression settings. */
+export type CompressionConfig = z.infer<typeof COMPRESSION_SCHEMA>;
+
+/** What a config file may hold. */
+export type ConfigFile = z.input<typeof CONFIG_FILE_SCHEMA>;
+
+/** The MCP servers catalog as configured. */
+export type McpServersConfig = z.infer<typeof MCP_SERVERS_SCHEMA>;
+
+/**
+ * The effective, frozen configuration an Agent runs with. `work_dir` is absolute and exists;
+ * `session_dir` is absolute (derived as `<work_dir>/.lich/sessions` unless set).
+ */
+export interface AgentConfig {
+  readonly work_dir: string;
+  readonly providers: readonly Readonly<ProviderEntry>[];
+  readonly max_turns: number;
+  readonly system_prompt: string;
+  readonly tools_enabled?: readonly string[];
+  readonly mcp_servers: Readonly<McpServersConfig>;
+  readonly plugins: readonly string[];
+  readonly session_dir: string;
+  readonly context_window: number;
+  readonly compression: Readonly<CompressionConfig>;
+  readonly env_passthrough: readonly string[];
+}
+
+/** The top-level keys of the configuration, in display order. */
+export const CONFIG_KEYS = Object.freeze(
+  Object.keys(CONFIG_SHAPE),
+) as readonly (keyof typeof CONFIG_SHAPE)[];

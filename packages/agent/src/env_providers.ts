@@ -1,0 +1,119 @@
+import { DEFAULT_API_KEY_ENVS, DEFAULT_MODELS, type ProviderEntry } from './config_schema.js';
+
+/** The Ollama address used when `OLLAMA_HOST` is not set. */
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+
+const KIND_ALIASES: Readonly<Record<string, string>> = {
+  openai: 'openai_compat',
+  'openai-compat': 'openai_compat',
+  openai_compatible: 'openai_compat',
+  claude: 'anthropic',
+};
+
+/** Maps the spellings people type (`openai`, `claude`) onto registered kinds. */
+export function normalize_kind(kind: string): string {
+  const lower = kind.trim().toLowerCase();
+  return KIND_ALIASES[lower] ?? lower;
+}
+
+/** `OLLAMA_HOST` as a base URL: a scheme and a port added when missing, 0.0.0.0 as loopback. */
+export function ollama_base_url(host: string | undefined): string {
+  const raw = host?.trim();
+  if (!raw) return DEFAULT_OLLAMA_HOST;
+  const with_scheme = /^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`;
+  try {
+    const url = new URL(with_scheme);
+    if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+    if (!url.port && !/^[a-z]+:\/\/[^/]+:\d+/i.test(with_scheme)) url.port = '11434';
+    return url.toString().replace(/\/$/, '');
+  } catch {
+    return DEFAULT_OLLAMA_HOST;
+  }
+}
+
+/**
+ * Asks an Ollama server for its models (`GET /api/tags`). Resolves with the model names, or
+ * `null` when nothing answers in `timeout_ms`. Never throws.
+ */
+export async function probe_ollama(
+  base_url: string,
+  options: { timeout_ms?: number; signal?: AbortSignal } = {},
+): Promise<string[] | null> {
+  const timeout = AbortSignal.timeout(options.timeout_ms ?? 300);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  try {
+    const response = await fetch(`${base_url}/api/tags`, { signal });
+    if (!response.ok) return null;
+    const body = (await response.json()) as { models?: { name?: unknown }[] };
+    const names = (body.models ?? []).map((model) => model.name);
+    return names.filter((name): name is string => typeof name === 'string');
+  } catch {
+    return null;
+  }
+}
+
+/** What the environment offered: the chain and the variables it came from. */
+export interface EnvProviders {
+  providers: ProviderEntry[];
+  /** The variables (or the probe) the chain came from, e.g. `env OPENAI_API_KEY`. */
+  source: string;
+}
+
+/**
+ * The failover chain the environment offers when no config names one: `OPENAI_API_KEY`
+ * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`); with neither, a
+ * `LICH_BASE_URL` alone means an OpenAI-compatible server; with none of these, an Ollama that
+ * answers at `OLLAMA_HOST` within a short timeout (only when `probe` is true).
+ * Never throws; an empty chain means nothing was found.
+ */
+export async function detect_env_providers(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { probe?: boolean; probe_timeout_ms?: number; signal?: AbortSignal } = {},
+): Promise<EnvProviders> {
+  const providers: ProviderEntry[] = [];
+  const names: string[] = [];
+  if (env.OPENAI_API_KEY) {
+    const entry: ProviderEntry = {
+      kind: 'openai_compat',
+      model: DEFAULT_MODELS.openai_compat as string,
+      api_key_env: 'OPENAI_API_KEY',
+    };
+    if (env.OPENAI_BASE_URL) entry.base_url = env.OPENAI_BASE_URL;
+    providers.push(entry);
+    names.push('env OPENAI_API_KEY');
+  }
+  if (env.ANTHROPIC_API_KEY) {
+    const entry: ProviderEntry = {
+      kind: 'anthropic',
+      model: DEFAULT_MODELS.anthropic as string,
+      api_key_env: 'ANTHROPIC_API_KEY',
+    };
+    if (env.ANTHROPIC_BASE_URL) entry.base_url = env.ANTHROPIC_BASE_URL;
+    providers.push(entry);
+    names.push('env ANTHROPIC_API_KEY');
+  }
+  if (providers.length === 0 && env.LICH_BASE_URL) {
+    providers.push({ kind: 'openai_compat', model: DEFAULT_MODELS.openai_compat as string });
+    names.push('env LICH_BASE_URL');
+  }
+  if (providers.length === 0 && options.probe) {
+    const base_url = ollama_base_url(env.OLLAMA_HOST);
+    const models = await probe_ollama(base_url, {
+      timeout_ms: options.probe_timeout_ms ?? 300,
+      signal: options.signal,
+    });
+    if (models !== null) {
+      const preferred = DEFAULT_MODELS.ollama as string;
+      const model =
+        models.find((name) => name.split(':')[0] === preferred) ?? models[0] ?? preferred;
+      providers.push({ kind: 'ollama', model, base_url });
+      names.push(`ollama answering at ${base_url}`);
+    }
+  }
+  return { providers, source: names.length > 0 ? names.join(', ') : 'none' };
+}
+
+/** The kind's default API key variable, when it has one. */
+export function default_api_key_env(kind: string): string | undefined {
+  return DEFAULT_API_KEY_ENVS[kind];
+}
