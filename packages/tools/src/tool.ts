@@ -8,6 +8,11 @@ export type ToolOutput = string | { ok: boolean; output: string; error?: string 
 export interface ToolRunContext extends ToolContext {
   work_dir: string;
   signal: AbortSignal;
+  /**
+   * The executor clamps output longer than this; a tool that can cut its output sensibly (whole
+   * lines, a note on how to get the rest) does so below this size.
+   */
+  max_output_chars?: number;
 }
 
 /**

@@ -1,0 +1,340 @@
+import type { ToolContext, ToolResult, ToolRunner } from '@lich/core';
+import { truncate_text } from '@lich/core';
+import type { ToolRegistry } from './registry.js';
+import { parse_arguments } from './schema.js';
+import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
+
+/** What a `before_tool_call` hook decides: block the call (with a reason the model reads), or rewrite its arguments. */
+export interface BeforeToolCallResult {
+  /** When set, the call is not made; the model is told this reason. */
+  block?: string;
+  /** When set, the call runs with these arguments instead (validated again). */
+  args?: unknown;
+}
+
+/** A hook's return: a value, nothing (a hook written as plain statements), or a promise of either. */
+// biome-ignore lint/suspicious/noConfusingVoidType: hooks written as plain statements return void
+export type HookReturn<T> = T | undefined | void | Promise<T | undefined | void>;
+
+/**
+ * Hook points around every tool call (plugins attach here).
+ *
+ * Contract, as the executor applies it:
+ * - `before_tool_call` sees validated arguments; hooks run in order, each seeing the arguments the
+ *   previous one left; the first `block` wins and the tool never runs; a hook that throws blocks
+ *   the call (fail closed) with its message;
+ * - `after_tool_call` sees the final result (after clamping); it may return a replacement result
+ *   (clamped again); a hook that throws is ignored and the result stands.
+ */
+export interface ToolHooks {
+  before_tool_call?(
+    name: string,
+    args: unknown,
+    context: ToolRunContext,
+  ): HookReturn<BeforeToolCallResult>;
+  after_tool_call?(
+    name: string,
+    args: unknown,
+    result: ToolResult,
+    context: ToolRunContext,
+  ): HookReturn<ToolResult>;
+}
+
+/** Settings of a `ToolExecutor`. */
+export interface ToolExecutorOptions {
+  /** The folder tools work in; a call's `context.work_dir` overrides it. */
+  work_dir: string;
+  /** Time limit of a call whose tool declares no `timeout_ms`. Default 30 000 ms. */
+  default_timeout_ms?: number;
+  /** Output longer than this is clamped, head and tail kept. Default 50 000 characters. */
+  max_output_chars?: number;
+  /** Hooks run around every call, in order. More can be added with `add_hooks`. */
+  hooks?: ToolHooks | readonly ToolHooks[];
+  /**
+   * After a timeout or an abort, how long to wait for the tool to stop (so what it started is
+   * cleaned up before the result is reported). Default 2 000 ms.
+   */
+  settle_ms?: number;
+}
+
+/** The executor's default time limit of one call. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** The executor's default output limit. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
+
+type Settled =
+  | { kind: 'value'; output: ToolOutput }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'stopped' };
+
+/**
+ * Runs registered tools by name for the loop.
+ *
+ * Contract:
+ * - `execute` never throws and never rejects: an unknown tool (nearest names listed), invalid
+ *   arguments (the validation message), a blocking hook, a timeout (the tool's `timeout_ms`, else
+ *   `default_timeout_ms`), an abort of `context.signal`, or a throwing tool each give
+ *   `{ ok: false, output, error }` with an `output` the model can act on;
+ * - the tool sees one signal that fires on the run's abort or on the timeout, whichever is first;
+ *   once it fires the executor waits at most `settle_ms` for the tool to stop, then reports;
+ * - `output` is clamped to `max_output_chars` (head and tail kept, the cut marked, `truncated` set);
+ * - `duration_ms` is always set.
+ */
+export class ToolExecutor implements ToolRunner {
+  readonly registry: ToolRegistry;
+  readonly work_dir: string;
+  readonly default_timeout_ms: number;
+  readonly max_output_chars: number;
+  readonly settle_ms: number;
+  readonly #hooks: ToolHooks[] = [];
+
+  constructor(registry: ToolRegistry, options: ToolExecutorOptions) {
+    if (typeof options?.work_dir !== 'string' || options.work_dir === '') {
+      throw new TypeError('ToolExecutor: options.work_dir is required');
+    }
+    this.registry = registry;
+    this.work_dir = options.work_dir;
+    this.default_timeout_ms = positive(options.default_timeout_ms, DEFAULT_TOOL_TIMEOUT_MS);
+    this.max_output_chars = Math.max(
+      200,
+      Math.floor(positive(options.max_output_chars, DEFAULT_MAX_OUTPUT_CHARS)),
+    );
+    this.settle_ms =
+      options.settle_ms !== undefined && options.settle_ms >= 0 ? options.settle_ms : 2_000;
+    if (options.hooks !== undefined) this.add_hooks(options.hooks);
+  }
+
+  /** Adds hooks after the ones already present; returns a function that removes them again. */
+  add_hooks(hooks: ToolHooks | readonly ToolHooks[]): () => void {
+    const added = Array.isArray(hooks)
+      ? [...(hooks as readonly ToolHooks[])]
+      : [hooks as ToolHooks];
+    this.#hooks.push(...added);
+    return () => {
+      for (const hook of added) {
+        const index = this.#hooks.indexOf(hook);
+        if (index >= 0) this.#hooks.splice(index, 1);
+      }
+    };
+  }
+
+  /** Runs one tool call. Never throws; see the class contract. */
+  async execute(name: string, args: unknown, context: ToolContext = {}): Promise<ToolResult> {
+    const started = performance.now();
+    const finish = (result: Omit<ToolResult, 'duration_ms'>): ToolResult => ({
+      ...this.#clamp(result),
+      duration_ms: Math.max(0, performance.now() - started),
+    });
+    try {
+      const tool = this.registry.get(name);
+      if (tool === undefined) return finish(this.#unknown_tool(name));
+      const json_schema = this.registry.json_schema(name) ?? {};
+      const parsed = parse_arguments(name, tool.parameters, json_schema, args);
+      if (!parsed.ok) return finish({ ok: false, output: parsed.error, error: parsed.error });
+
+      const run_signal = context.signal;
+      const controller = new AbortController();
+      const signal =
+        run_signal === undefined
+          ? controller.signal
+          : AbortSignal.any([run_signal, controller.signal]);
+      const run_context: ToolRunContext = {
+        ...context,
+        work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
+        signal,
+        max_output_chars: this.max_output_chars,
+      };
+      if (signal.aborted) return finish(aborted_result(name));
+
+      let call_args: unknown = parsed.args;
+      for (const hook of this.#hooks) {
+        if (hook.before_tool_call === undefined) continue;
+        let decision: BeforeToolCallResult | undefined;
+        try {
+          decision = (await hook.before_tool_call(name, call_args, run_context)) ?? undefined;
+        } catch (error) {
+          const reason = `a before_tool_call hook failed: ${message_of(error)}`;
+          return finish({
+            ok: false,
+            output: `Tool call '${name}' blocked: ${reason}`,
+            error: reason,
+          });
+        }
+        if (decision?.block !== undefined) {
+          const reason = String(decision.block);
+          return finish({
+            ok: false,
+            output: `Tool call '${name}' blocked: ${reason}`,
+            error: reason,
+          });
+        }
+        if (decision?.args !== undefined) {
+          const again = parse_arguments(name, tool.parameters, json_schema, decision.args);
+          if (!again.ok) return finish({ ok: false, output: again.error, error: again.error });
+          call_args = again.args;
+        }
+      }
+
+      const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
+      const outcome = await this.#run(tool, call_args, run_context, controller, timeout_ms);
+      let result = finish(outcome);
+      for (const hook of this.#hooks) {
+        if (hook.after_tool_call === undefined) continue;
+        try {
+          const replaced = await hook.after_tool_call(name, call_args, result, run_context);
+          if (replaced !== undefined && replaced !== null && typeof replaced === 'object') {
+            result = finish(replaced);
+          }
+        } catch {
+          // an observer's failure must not change what the model is told
+        }
+      }
+      return result;
+    } catch (error) {
+      // nothing above should throw; this is the last line of the never-throw contract
+      const reason = `internal error running '${name}': ${message_of(error)}`;
+      return finish({ ok: false, output: reason, error: reason });
+    }
+  }
+
+  async #run(
+    tool: Tool<unknown>,
+    args: unknown,
+    context: ToolRunContext,
+    controller: AbortController,
+    timeout_ms: number,
+  ): Promise<Omit<ToolResult, 'duration_ms'>> {
+    const { signal } = context;
+    let timed_out = false;
+    const timer = setTimeout(() => {
+      timed_out = true;
+      controller.abort(new Error(`timed out after ${timeout_ms} ms`));
+    }, timeout_ms);
+    const running: Promise<Settled> = (async () => tool.execute(args, context))().then(
+      (output): Settled => ({ kind: 'value', output }),
+      (error: unknown): Settled => ({ kind: 'error', error }),
+    );
+    let on_abort: (() => void) | undefined;
+    const stopped = new Promise<Settled>((resolve) => {
+      on_abort = () => resolve({ kind: 'stopped' });
+      signal.addEventListener('abort', on_abort, { once: true });
+    });
+    let settled = await Promise.race([running, stopped]);
+    clearTimeout(timer);
+    if (on_abort !== undefined) signal.removeEventListener('abort', on_abort);
+
+    if (settled.kind === 'value' && !signal.aborted) return from_output(settled.output);
+    if (settled.kind === 'error' && !signal.aborted) {
+      const reason = message_of(settled.error);
+      return { ok: false, output: `Tool '${tool.name}' failed: ${reason}`, error: reason };
+    }
+    if (settled.kind === 'stopped') {
+      // give the tool a moment to stop what it started, so the report comes after the cleanup
+      settled = await Promise.race([running, delay<Settled>(this.settle_ms, { kind: 'stopped' })]);
+    }
+    const partial = settled.kind === 'value' ? from_output(settled.output).output : '';
+    const base = timed_out
+      ? {
+          output: `Tool '${tool.name}' timed out after ${timeout_ms} ms and was stopped.`,
+          error: `timed out after ${timeout_ms} ms`,
+        }
+      : { output: `Tool '${tool.name}' was aborted.`, error: 'aborted' };
+    return {
+      ok: false,
+      output:
+        partial === '' ? base.output : `${base.output}\nOutput before it stopped:\n${partial}`,
+      error: base.error,
+    };
+  }
+
+  #clamp(result: Omit<ToolResult, 'duration_ms'>): Omit<ToolResult, 'duration_ms'> {
+    const output = typeof result.output === 'string' ? result.output : String(result.output);
+    const clamped: Omit<ToolResult, 'duration_ms'> = { ok: result.ok === true, output };
+    if (result.error !== undefined) clamped.error = truncate_text(String(result.error), 2_000);
+    if (result.truncated) clamped.truncated = true;
+    if (output.length > this.max_output_chars) {
+      clamped.output = truncate_text(output, this.max_output_chars);
+      clamped.truncated = true;
+    }
+    return clamped;
+  }
+
+  #unknown_tool(name: string): Omit<ToolResult, 'duration_ms'> {
+    const names = this.registry.names();
+    const nearest = nearest_names(String(name), names);
+    const hint =
+      nearest.length > 0 ? ` Did you mean ${nearest.map((item) => `'${item}'`).join(' or ')}?` : '';
+    const available =
+      names.length === 0 ? 'No tools are available.' : `Available tools: ${names.join(', ')}.`;
+    return {
+      ok: false,
+      output: `Unknown tool '${String(name)}'.${hint} ${available}`,
+      error: `unknown tool '${String(name)}'`,
+    };
+  }
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(resolve, ms, value).unref?.());
+}
+
+function message_of(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function aborted_result(name: string): Omit<ToolResult, 'duration_ms'> {
+  return { ok: false, output: `Tool '${name}' was aborted before it ran.`, error: 'aborted' };
+}
+
+function from_output(output: ToolOutput): Omit<ToolResult, 'duration_ms'> {
+  if (typeof output === 'string') return { ok: true, output };
+  if (output === null || typeof output !== 'object') return { ok: true, output: String(output) };
+  const result: Omit<ToolResult, 'duration_ms'> = {
+    ok: output.ok === true,
+    output: typeof output.output === 'string' ? output.output : String(output.output ?? ''),
+  };
+  if (output.error !== undefined) result.error = String(output.error);
+  else if (!result.ok) result.error = result.output.split('\n', 1)[0] || 'failed';
+  return result;
+}
+
+/** Up to three registered names closest to `name` (edit distance, or one containing the other). */
+export function nearest_names(name: string, names: readonly string[]): string[] {
+  const wanted = name.toLowerCase();
+  const scored: Array<{ name: string; score: number }> = [];
+  for (const candidate of names) {
+    const lowered = candidate.toLowerCase();
+    const distance = edit_distance(wanted, lowered);
+    const limit = Math.max(2, Math.floor(Math.max(wanted.length, lowered.length) / 3));
+    if (distance <= limit) scored.push({ name: candidate, score: distance });
+    else if (wanted.length >= 3 && (lowered.includes(wanted) || wanted.includes(lowered))) {
+      scored.push({ name: candidate, score: limit + 1 });
+    }
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  return scored.slice(0, 3).map((item) => item.name);
+}
+
+function edit_distance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length > 128 || b.length > 128) return Math.max(a.length, b.length);
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}

@@ -1,0 +1,157 @@
+import type { JsonSchema, ToolDefinition } from '@lich/core';
+import { to_json_schema } from './schema.js';
+import type { Tool } from './tool.js';
+
+/** The pattern every tool name must match (what OpenAI, Anthropic and Ollama all accept). */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Thrown for a programmer error in registering tools: a bad name, a duplicate, a bad tool. */
+export class ToolRegistryError extends Error {
+  override readonly name = 'ToolRegistryError';
+}
+
+/** What `definitions` keeps: a list of names, or a predicate over the tools. */
+export type ToolFilter = readonly string[] | ((tool: Tool<unknown>) => boolean);
+
+interface Entry {
+  tool: Tool<unknown>;
+  json_schema: JsonSchema;
+}
+
+/**
+ * The tools a run may call, by name.
+ *
+ * Contract:
+ * - `register` throws a `ToolRegistryError` for a name that does not match `TOOL_NAME_PATTERN`,
+ *   a name already taken, or a tool without a zod `parameters` schema or an `execute` function;
+ *   nothing else throws;
+ * - the JSON Schema of each tool is computed once, at registration (`json_schema` when the tool
+ *   brings one, else derived from `parameters`);
+ * - `list` and `definitions` keep registration order.
+ */
+export class ToolRegistry {
+  readonly #entries = new Map<string, Entry>();
+
+  /** Adds a tool. Throws a `ToolRegistryError` on a bad or duplicate name. */
+  register<Args>(tool: Tool<Args>): void {
+    if (tool === null || typeof tool !== 'object') {
+      throw new ToolRegistryError(`register: expected a tool object, got ${String(tool)}`);
+    }
+    const { name } = tool;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new ToolRegistryError(
+        `invalid tool name ${JSON.stringify(name)}: a name is 1 to 64 characters of letters, digits, '_' or '-'`,
+      );
+    }
+    if (this.#entries.has(name)) {
+      throw new ToolRegistryError(`a tool named '${name}' is already registered`);
+    }
+    if (typeof tool.execute !== 'function') {
+      throw new ToolRegistryError(`tool '${name}' has no execute function`);
+    }
+    if (
+      tool.parameters === null ||
+      typeof tool.parameters !== 'object' ||
+      typeof tool.parameters.safeParse !== 'function'
+    ) {
+      throw new ToolRegistryError(`tool '${name}' has no zod parameters schema`);
+    }
+    const json_schema = tool.json_schema ?? to_json_schema(tool.parameters);
+    // Tool<Args> is stored type-erased; the executor validates arguments with its own schema
+    // before calling execute, so Args always matches at run time.
+    this.#entries.set(name, { tool: tool as unknown as Tool<unknown>, json_schema });
+  }
+
+  /** Removes a tool; returns whether one was registered under that name. */
+  unregister(name: string): boolean {
+    return this.#entries.delete(name);
+  }
+
+  /** The tool registered under `name`, if any. */
+  get(name: string): Tool<unknown> | undefined {
+    return this.#entries.get(name)?.tool;
+  }
+
+  /** Whether a tool is registered under `name`. */
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /** The registered tools, in registration order. */
+  list(): Tool<unknown>[] {
+    return [...this.#entries.values()].map((entry) => entry.tool);
+  }
+
+  /** The registered names, in registration order. */
+  names(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** The JSON Schema the model is shown for a tool's parameters, if the tool is registered. */
+  json_schema(name: string): JsonSchema | undefined {
+    return this.#entries.get(name)?.json_schema;
+  }
+
+  /**
+   * What the model is told about the tools: name, description and the JSON Schema of the
+   * parameters. A list of names keeps those tools (in registration order; unknown names are
+   * ignored); a predicate keeps the tools it accepts.
+   */
+  definitions(filter?: ToolFilter): ToolDefinition[] {
+    const keep: (tool: Tool<unknown>) => boolean =
+      filter === undefined
+        ? () => true
+        : typeof filter === 'function'
+          ? filter
+          : (
+              (names) => (tool: Tool<unknown>) =>
+                names.has(tool.name)
+            )(new Set(filter));
+    const definitions: ToolDefinition[] = [];
+    for (const { tool, json_schema } of this.#entries.values()) {
+      if (!keep(tool)) continue;
+      definitions.push({ name: tool.name, description: tool.description, parameters: json_schema });
+    }
+    return definitions;
+  }
+}
+
+/**
+ * The builtin tools, by name. Each builtin module adds its tool here with `define_builtin` when it
+ * is imported, so adding a builtin touches no orchestrator: importing `@lich/tools` loads them all.
+ */
+export const BUILTIN_TOOLS: ReadonlyMap<string, Tool<unknown>> = new Map();
+
+/**
+ * Declares a builtin tool: records it in `BUILTIN_TOOLS` and returns it unchanged.
+ * Throws a `ToolRegistryError` when another builtin already took the name.
+ */
+export function define_builtin<Args>(tool: Tool<Args>): Tool<Args> {
+  const builtins = BUILTIN_TOOLS as Map<string, Tool<unknown>>;
+  if (!TOOL_NAME_PATTERN.test(tool.name)) {
+    throw new ToolRegistryError(`invalid builtin tool name ${JSON.stringify(tool.name)}`);
+  }
+  if (builtins.has(tool.name)) {
+    throw new ToolRegistryError(`a builtin tool named '${tool.name}' is already defined`);
+  }
+  builtins.set(tool.name, tool as unknown as Tool<unknown>);
+  return tool;
+}
+
+/**
+ * Registers the builtin tools into `registry`: all of them, or the ones named in `names` (in that
+ * order). Throws a `ToolRegistryError` for a name that is not a builtin (listing the builtins) or
+ * that the registry already holds.
+ */
+export function register_builtins(registry: ToolRegistry, names?: readonly string[]): void {
+  const chosen = names ?? [...BUILTIN_TOOLS.keys()];
+  for (const name of chosen) {
+    const tool = BUILTIN_TOOLS.get(name);
+    if (tool === undefined) {
+      throw new ToolRegistryError(
+        `unknown builtin tool '${name}'; builtins: ${[...BUILTIN_TOOLS.keys()].join(', ')}`,
+      );
+    }
+    registry.register(tool);
+  }
+}
