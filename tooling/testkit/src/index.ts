@@ -1,0 +1,49 @@
+export { DEFAULT_THINKING_SIGNATURE, render_anthropic } from './anthropic_render.js';
+export { default_error_message, error_body } from './error_body.js';
+export {
+  type FakeChat,
+  type FakeChatBreak,
+  type FakeChatCall,
+  type FakeChatOptions,
+  type FakeChatReply,
+  type FakeChatStep,
+  fake_chat,
+  to_chat_result,
+} from './fake_chat.js';
+export {
+  type FakeServer,
+  type FakeServerOptions,
+  start_anthropic_server,
+  start_fake_server,
+  start_ollama_server,
+  start_openai_server,
+} from './fake_server.js';
+export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
+export { render_ollama } from './ollama_render.js';
+export { render_openai } from './openai_render.js';
+export {
+  type RecordedToolCall,
+  type RecordingToolRunner,
+  recording_tool_runner,
+  type ToolHandler,
+  type ToolHandlerResult,
+} from './recording_tool_runner.js';
+export { type RenderContext, type RenderedResponse, sse_event } from './render.js';
+export type {
+  CutFault,
+  FakeReply,
+  FakeToolCall,
+  HtmlFault,
+  RawStep,
+  RecordedRequest,
+  ReplayStep,
+  ResetFault,
+  ScriptStep,
+  StallFault,
+  StatusFault,
+  StepTiming,
+  WireFormat,
+} from './script.js';
+export { split_bytes, split_text } from './split.js';
+export { make_temp_dir, type TempDir } from './temp_dir.js';
+export { unused_port_url } from './unused_port.js';
