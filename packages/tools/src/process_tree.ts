@@ -1,0 +1,329 @@
+import { execFile, spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { HeadTailBuffer } from './output_buffer.js';
+
+/** One process as the OS lists it. `state` is the one-letter state (`Z` for a zombie). */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  state: string;
+}
+
+/** Time a tree gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 1_000;
+const POLL_MS = 15;
+/** After the grace, SIGKILL still goes leaf first for this long before everything is killed. */
+const FORCE_PHASE_MS = 500;
+/** How long a parent gets to reap a dead child before the parent is signalled anyway. */
+const REAP_WAIT_MS = 150;
+/** How long the pipes may stay open after the process tree is gone. */
+const CLOSE_WAIT_MS = 1_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function parse_stat(pid: number, text: string): ProcessInfo | undefined {
+  // the command name sits in parentheses and may itself contain spaces and ')'
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  const pgid = Number(fields[2]);
+  if (!fields[0] || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
+  return { pid, ppid, pgid, state: fields[0] };
+}
+
+async function list_from_proc(): Promise<ProcessInfo[]> {
+  const names = await readdir('/proc');
+  const entries = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        try {
+          return parse_stat(Number(name), await readFile(`/proc/${name}/stat`, 'utf8'));
+        } catch {
+          return undefined; // the process ended while we listed
+        }
+      }),
+  );
+  return entries.filter((entry): entry is ProcessInfo => entry !== undefined);
+}
+
+function list_from_ps(): Promise<ProcessInfo[]> {
+  return new Promise((resolve, reject) => {
+    execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], (error, stdout) => {
+      if (error) return reject(error);
+      const result: ProcessInfo[] = [];
+      for (const line of stdout.split('\n')) {
+        const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+        if (pid && ppid && pgid && stat) {
+          result.push({
+            pid: Number(pid),
+            ppid: Number(ppid),
+            pgid: Number(pgid),
+            state: stat[0]!,
+          });
+        }
+      }
+      resolve(result);
+    });
+  });
+}
+
+/**
+ * Lists every process of the machine: from `/proc` on Linux, from `ps` elsewhere.
+ *
+ * Contract: never throws; resolves `undefined` when neither source is available.
+ */
+export async function list_processes(): Promise<ProcessInfo[] | undefined> {
+  try {
+    return await list_from_proc();
+  } catch {
+    try {
+      return await list_from_ps();
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** True for a process that has ended but was not reaped yet. */
+export function is_zombie(process_info: ProcessInfo): boolean {
+  return process_info.state === 'Z' || process_info.state === 'X';
+}
+
+/**
+ * The processes that belong to the tree of `root`: the members of process group `root` (which
+ * includes children orphaned when their parent died) and every descendant of those by parent pid
+ * (which includes children that moved to a group of their own).
+ */
+export function collect_tree(root: number, processes: readonly ProcessInfo[]): ProcessInfo[] {
+  const children = new Map<number, ProcessInfo[]>();
+  for (const entry of processes) {
+    const list = children.get(entry.ppid);
+    if (list) list.push(entry);
+    else children.set(entry.ppid, [entry]);
+  }
+  const found = new Map<number, ProcessInfo>();
+  const queue = processes.filter((entry) => entry.pid === root || entry.pgid === root);
+  while (queue.length > 0) {
+    const entry = queue.pop()!;
+    if (found.has(entry.pid)) continue;
+    found.set(entry.pid, entry);
+    queue.push(...(children.get(entry.pid) ?? []));
+  }
+  return [...found.values()];
+}
+
+function send(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone (ESRCH) or not ours (EPERM): nothing more to do for this pid
+  }
+}
+
+/**
+ * Ends the whole process tree of `root` (a process group leader, alive or not).
+ *
+ * Contract:
+ * - never throws; resolves once no live process of the tree is left, which is at the latest
+ *   shortly after `grace_ms` plus half a second;
+ * - children are signalled before their parents (SIGTERM, then after `grace_ms` SIGKILL), so each
+ *   parent can reap its children and no zombie is handed to init; processes forked meanwhile are
+ *   found on the next poll;
+ * - without a process list (no `/proc`, no `ps`) it falls back to signalling the group `-root`;
+ * - resolves with the pids it signalled.
+ */
+export async function kill_process_tree(
+  root: number,
+  options: { grace_ms?: number } = {},
+): Promise<number[]> {
+  const grace_ms = options.grace_ms ?? KILL_GRACE_MS;
+  const started = Date.now();
+  const signalled = new Map<number, NodeJS.Signals>();
+  const zombie_since = new Map<number, number>();
+  for (;;) {
+    const elapsed = Date.now() - started;
+    const processes = await list_processes();
+    if (!processes) {
+      send(-root, 'SIGTERM');
+      await sleep(Math.min(grace_ms, 200));
+      send(-root, 'SIGKILL');
+      return [root];
+    }
+    const tree = collect_tree(root, processes);
+    const live = tree.filter((entry) => !is_zombie(entry));
+    if (live.length === 0) break;
+    const phase: NodeJS.Signals = elapsed < grace_ms ? 'SIGTERM' : 'SIGKILL';
+    if (elapsed >= grace_ms + FORCE_PHASE_MS) {
+      // something keeps forking or refuses to die: stop being tidy
+      for (const entry of live) send(entry.pid, 'SIGKILL');
+      send(-root, 'SIGKILL');
+      for (const entry of live) signalled.set(entry.pid, 'SIGKILL');
+      if (elapsed >= grace_ms + 2 * FORCE_PHASE_MS) break;
+    } else {
+      const now = Date.now();
+      for (const entry of tree) {
+        if (is_zombie(entry) && !zombie_since.has(entry.pid)) zombie_since.set(entry.pid, now);
+      }
+      for (const entry of live) {
+        // a leaf has no live child and no dead child its parent has yet to reap
+        const waits_on_child = tree.some(
+          (child) =>
+            child.ppid === entry.pid &&
+            (!is_zombie(child) || now - (zombie_since.get(child.pid) ?? now) < REAP_WAIT_MS),
+        );
+        if (waits_on_child || signalled.get(entry.pid) === phase) continue;
+        send(entry.pid, phase);
+        signalled.set(entry.pid, phase);
+      }
+    }
+    await sleep(POLL_MS);
+  }
+  return [...signalled.keys()];
+}
+
+/** What to run and how long it may take. */
+export interface RunProcessOptions {
+  /** The program; looked up on PATH. */
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  /** The child's environment; the parent's when absent. */
+  env?: NodeJS.ProcessEnv;
+  /** Kills the tree after this long. No limit when absent. */
+  timeout_ms?: number;
+  /** Kills the tree when it fires. */
+  signal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL; `KILL_GRACE_MS` by default. */
+  grace_ms?: number;
+  /** Output kept from the start (bytes); 16 KiB by default. */
+  head_bytes?: number;
+  /** Output kept from the end (bytes); 16 KiB by default. */
+  tail_bytes?: number;
+}
+
+/** How a process ended. */
+export interface ProcessOutcome {
+  /** The exit code, or `null` when a signal ended it or it never started. */
+  exit_code: number | null;
+  /** The signal that ended it, if one did. */
+  exit_signal: NodeJS.Signals | null;
+  /** stdout and stderr in arrival order, head and tail kept, the cut marked. */
+  output: string;
+  truncated: boolean;
+  output_bytes: number;
+  timed_out: boolean;
+  aborted: boolean;
+  duration_ms: number;
+  /** Why the process could not be started (missing program, missing cwd…). */
+  spawn_error?: string;
+}
+
+/**
+ * Runs a program in a process group of its own, stdin closed, and collects its output.
+ *
+ * Contract:
+ * - never throws or rejects; a failed start is `spawn_error`;
+ * - on timeout or abort the whole tree is ended (`kill_process_tree`), grandchildren included,
+ *   and the outcome says `timed_out` / `aborted`; an already aborted signal starts nothing;
+ * - when the program exits on its own, what it left running in its group (background jobs) is
+ *   ended too, so nothing outlives the call and an open pipe cannot hold the call forever;
+ * - memory use is bounded by `head_bytes + tail_bytes` whatever the program prints.
+ */
+export function run_process(options: RunProcessOptions): Promise<ProcessOutcome> {
+  const started = Date.now();
+  const buffer = new HeadTailBuffer({
+    head_bytes: options.head_bytes ?? 16_384,
+    tail_bytes: options.tail_bytes ?? 16_384,
+  });
+  const outcome = (fields: Partial<ProcessOutcome>): ProcessOutcome => ({
+    exit_code: null,
+    exit_signal: null,
+    output: buffer.text(),
+    truncated: buffer.truncated,
+    output_bytes: buffer.total_bytes,
+    timed_out: false,
+    aborted: false,
+    duration_ms: Date.now() - started,
+    ...fields,
+  });
+  if (options.signal?.aborted) return Promise.resolve(outcome({ aborted: true }));
+
+  return new Promise((resolve) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.file, [...options.args], {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      resolve(outcome({ spawn_error: error instanceof Error ? error.message : String(error) }));
+      return;
+    }
+    const pid = child.pid;
+    let timed_out = false;
+    let aborted = false;
+    let exit_code: number | null = null;
+    let exit_signal: NodeJS.Signals | null = null;
+    let killing: Promise<unknown> | undefined;
+    let closed = false;
+    let settled = false;
+
+    const on_data = (chunk: Buffer) => buffer.push(chunk);
+    child.stdout?.on('data', on_data);
+    child.stderr?.on('data', on_data);
+
+    const terminate = () => {
+      if (killing || pid === undefined) return;
+      killing = kill_process_tree(pid, { grace_ms: options.grace_ms });
+    };
+    const timer =
+      options.timeout_ms === undefined
+        ? undefined
+        : setTimeout(() => {
+            timed_out = true;
+            terminate();
+          }, options.timeout_ms);
+    const on_abort = () => {
+      aborted = true;
+      terminate();
+    };
+    options.signal?.addEventListener('abort', on_abort, { once: true });
+
+    const finish = (fields: Partial<ProcessOutcome>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', on_abort);
+      resolve(outcome({ exit_code, exit_signal, timed_out, aborted, ...fields }));
+    };
+
+    child.on('error', (error) => {
+      // only a failed spawn lands here (no pid); a failed kill is handled in kill_process_tree
+      if (pid === undefined) finish({ spawn_error: error.message });
+    });
+    child.on('close', () => {
+      closed = true;
+    });
+    child.on('exit', (code, signal) => {
+      exit_code = code;
+      exit_signal = signal;
+      clearTimeout(timer);
+      // background jobs left in the group would keep the pipes open: end them as well
+      if (!killing && pid !== undefined) killing = kill_process_tree(pid, { grace_ms: 200 });
+      void (async () => {
+        await killing;
+        const deadline = Date.now() + CLOSE_WAIT_MS;
+        while (!closed && Date.now() < deadline) await sleep(POLL_MS);
+        if (!closed) {
+          // a process that left the group still holds a pipe: stop listening to it
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }
+        finish({});
+      })();
+    });
+  });
+}
