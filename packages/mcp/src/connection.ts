@@ -1,0 +1,516 @@
+/**
+ * One MCP server, kept usable: started on demand, its tools listed and followed, its calls mapped
+ * to tool outputs, and brought back with backoff after it dies.
+ */
+import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { DEFAULT_MAX_OUTPUT_CHARS, type McpCallOutput, map_call_result } from './call_result.js';
+import { DEFAULT_MCP_TIMEOUT_MS, is_stdio_server, type McpServerConfig } from './catalog.js';
+import { client_info } from './client_info.js';
+import { LineTail } from './line_tail.js';
+import { type McpListedTool, parse_listed_tool } from './listed_tool.js';
+import { redact_secrets } from './redact.js';
+import { build_transport } from './transport.js';
+
+/** Where a connection stands. `down`: it died or failed to start, and restarts on next use. */
+export type McpServerState = 'idle' | 'starting' | 'ready' | 'down' | 'closed';
+
+/** The outcome of `connect`: the server's tools, or why it is not available. */
+export type McpConnectResult = { ok: true; tools: McpListedTool[] } | { ok: false; error: string };
+
+/** Options of an `McpConnection`. */
+export interface McpConnectionOptions {
+  /** Where a relative `cwd` is resolved; the default cwd of a stdio server. */
+  work_dir?: string;
+  /** Told about things worth a line in a log: a skipped tool, a server that went down. */
+  on_warning?: (message: string) => void;
+  /** Called with the new list after the server's tools changed (list_changed, a restart). */
+  on_tools_changed?: (tools: readonly McpListedTool[]) => void;
+}
+
+/** Options of one call. */
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  /** Time limit of this call; the server's `timeout_ms` when absent. */
+  timeout_ms?: number;
+  /** Bound of the output in characters (100 000 by default). */
+  max_output_chars?: number;
+}
+
+/** The first restart waits this long; each further failure in a row doubles it. */
+export const RESTART_BACKOFF_BASE_MS = 200;
+/** The longest wait between restarts. */
+export const RESTART_BACKOFF_MAX_MS = 30_000;
+
+const MAX_LIST_PAGES = 100;
+const ListPageSchema = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.string().optional(),
+});
+
+interface Session {
+  client: Client;
+  closed: boolean;
+  /** A tools/list_changed came before the first listing finished. */
+  list_dirty: boolean;
+  /** Lines on stdout that were JSON but not JSON-RPC. */
+  junk_lines: number;
+  /** The last transport-level error the SDK reported (redacted). */
+  last_transport_error: string | undefined;
+}
+
+/**
+ * A connection to one MCP server through the official SDK.
+ *
+ * Contract:
+ * - `connect` and `call_tool` never throw; failures come back as `ok: false` with a message that
+ *   names the server, carries the last lines of a child's stderr, and has secrets redacted;
+ * - a server that dies fails the calls in flight at once (not at their timeout), is marked
+ *   `down`, and is started again on its next use after a backoff that doubles with each failure
+ *   in a row; a call is never replayed;
+ * - a call's timeout or abort sends `notifications/cancelled` (through the SDK) and leaves the
+ *   server running;
+ * - `tools/list` is paginated and followed on `notifications/tools/list_changed`; a tool with a
+ *   broken schema is left out with a warning.
+ */
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly #options: McpConnectionOptions;
+  #state: McpServerState = 'idle';
+  #session: Session | undefined;
+  #starting: Promise<McpConnectResult> | undefined;
+  #tools: McpListedTool[] = [];
+  #failures = 0;
+  #down_at = 0;
+  #down_reason = '';
+  #secrets: string[] = [];
+  readonly #stderr = new LineTail({ max_lines: 20 });
+  readonly #warned = new Set<string>();
+  #listing: Promise<void> | undefined;
+  #list_again = false;
+
+  constructor(name: string, config: McpServerConfig, options: McpConnectionOptions = {}) {
+    this.name = name;
+    this.config = config;
+    this.#options = options;
+  }
+
+  /** Where the connection stands. */
+  get state(): McpServerState {
+    return this.#state;
+  }
+
+  /** The tools of the last successful listing. */
+  get tools(): readonly McpListedTool[] {
+    return this.#tools;
+  }
+
+  /** Time limit of initialize and of each call. */
+  get timeout_ms(): number {
+    return this.config.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS;
+  }
+
+  /** The process id of a running stdio server, else undefined. */
+  get pid(): number | undefined {
+    const transport = this.#session?.client.transport;
+    if (transport === undefined || !('pid' in transport)) return undefined;
+    return (transport as { pid: number | null }).pid ?? undefined;
+  }
+
+  /** The last lines the child wrote to stderr, redacted. */
+  stderr_tail(): string {
+    return this.#redact(this.#stderr.text());
+  }
+
+  /**
+   * Starts the server (if it is not running) and lists its tools, within `timeout_ms`.
+   * Concurrent callers share one start. Never throws.
+   */
+  connect(options: { signal?: AbortSignal } = {}): Promise<McpConnectResult> {
+    if (this.#state === 'closed') {
+      return Promise.resolve({ ok: false, error: `MCP server '${this.name}' is closed` });
+    }
+    if (this.#state === 'ready') return Promise.resolve({ ok: true, tools: this.#tools });
+    this.#starting ??= this.#start(options.signal).finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  /**
+   * Calls one tool of the server. Starts or restarts the server first when needed.
+   * Never throws; the result is the tool's output or a message the model can act on.
+   */
+  async call_tool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions = {},
+  ): Promise<McpCallOutput> {
+    const { signal } = options;
+    const timeout_ms = options.timeout_ms ?? this.timeout_ms;
+    if (signal?.aborted) return failure(this.#aborted_message(tool));
+    if (this.#state !== 'ready') {
+      const ready = await this.#ensure_ready(timeout_ms, signal);
+      if (!ready.ok) return failure(ready.error);
+    }
+    const session = this.#session;
+    if (session === undefined || this.#state !== 'ready') {
+      return failure(`MCP server '${this.name}' is not available`);
+    }
+    try {
+      const result = await session.client.callTool(
+        { name: tool, arguments: args },
+        { signal, timeout: timeout_ms },
+      );
+      this.#failures = 0;
+      return map_call_result(result, options.max_output_chars ?? DEFAULT_MAX_OUTPUT_CHARS);
+    } catch (error) {
+      return failure(await this.#call_error(session, tool, error, timeout_ms, signal));
+    }
+  }
+
+  /** Stops the server and refuses further calls. Idempotent; never throws. */
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    const session = this.#session;
+    this.#session = undefined;
+    if (session !== undefined) await this.#dispose(session, false);
+  }
+
+  async #start(signal: AbortSignal | undefined): Promise<McpConnectResult> {
+    this.#state = 'starting';
+    this.#stderr.clear();
+    const built = build_transport(this.config, {
+      work_dir: this.#options.work_dir ?? process.cwd(),
+    });
+    if (!built.ok) return this.#start_failed(`MCP server '${this.name}': ${built.error}`);
+    this.#secrets = built.secrets;
+    for (const variable of new Set(built.missing)) {
+      this.#warn(`MCP server '${this.name}': \${${variable}} is not set; it was left empty`);
+    }
+    built.stderr?.on('data', (chunk: Buffer) => this.#stderr.push(chunk));
+    const client = new Client(client_info(), { capabilities: {} });
+    const session: Session = {
+      client,
+      closed: false,
+      list_dirty: false,
+      junk_lines: 0,
+      last_transport_error: undefined,
+    };
+    client.onerror = (error) => this.#on_transport_error(session, error);
+    client.onclose = () => this.#on_closed(session);
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      if (this.#session !== session) return;
+      if (this.#state === 'starting') session.list_dirty = true;
+      else this.#relist(session);
+    });
+    this.#session = session;
+    try {
+      await client.connect(built.transport, { timeout: this.timeout_ms, signal });
+    } catch (error) {
+      await this.#dispose(session, true);
+      return this.#start_failed(this.#start_error(session, error, signal));
+    }
+    const listed = await this.#list_tools(session, signal);
+    if (!listed.ok) {
+      await this.#dispose(session, true);
+      return this.#start_failed(listed.error);
+    }
+    if (session.closed || this.#session !== session) {
+      return this.#start_failed(
+        this.#with_context(
+          `MCP server '${this.name}' closed the connection right after starting`,
+          session,
+        ),
+      );
+    }
+    const changed = this.#tools.length > 0 && !same_tools(this.#tools, listed.tools);
+    this.#tools = listed.tools;
+    this.#state = 'ready';
+    if (changed) this.#options.on_tools_changed?.(this.#tools);
+    if (session.list_dirty) this.#relist(session);
+    return { ok: true, tools: this.#tools };
+  }
+
+  #start_failed(error: string): McpConnectResult {
+    if (this.#state !== 'closed') {
+      this.#state = 'down';
+      this.#session = undefined;
+    }
+    this.#failures++;
+    this.#down_at = Date.now();
+    this.#down_reason = error;
+    return { ok: false, error: this.#redact(error) };
+  }
+
+  async #ensure_ready(
+    timeout_ms: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ ok: true } | { ok: false; error: string }> {
+    if (this.#state === 'closed')
+      return { ok: false, error: `MCP server '${this.name}' is closed` };
+    if (this.#state === 'down') {
+      const wait = this.#down_at + backoff_ms(this.#failures) - Date.now();
+      if (wait > timeout_ms) {
+        return {
+          ok: false,
+          error: `MCP server '${this.name}' is down (${this.#redact(this.#down_reason)}); the next restart is in ${Math.ceil(wait / 1000)} s`,
+        };
+      }
+      if (wait > 0 && !(await sleep(wait, signal))) {
+        return {
+          ok: false,
+          error: `the call was aborted while MCP server '${this.name}' was down`,
+        };
+      }
+    }
+    const result = await this.connect({ signal });
+    return result.ok ? { ok: true } : result;
+  }
+
+  async #list_tools(
+    session: Session,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; tools: McpListedTool[] } | { ok: false; error: string }> {
+    if (session.client.getServerCapabilities()?.tools === undefined) return { ok: true, tools: [] };
+    const tools: McpListedTool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      let result: z.output<typeof ListPageSchema>;
+      try {
+        result = await session.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          ListPageSchema,
+          { timeout: this.timeout_ms, signal },
+        );
+      } catch (error) {
+        return {
+          ok: false,
+          error: this.#with_context(
+            `MCP server '${this.name}' failed to list its tools: ${message_of(error)}`,
+            session,
+          ),
+        };
+      }
+      for (const entry of result.tools) {
+        const parsed = parse_listed_tool(entry, this.name);
+        if (!parsed.ok) {
+          this.#warn(`MCP server '${this.name}': tool '${parsed.name}' skipped: ${parsed.error}`);
+        } else if (seen.has(parsed.tool.name)) {
+          this.#warn(
+            `MCP server '${this.name}': tool '${parsed.tool.name}' is listed twice; the first is kept`,
+          );
+        } else {
+          seen.add(parsed.tool.name);
+          tools.push(parsed.tool);
+        }
+      }
+      if (result.nextCursor === undefined || result.nextCursor === cursor) {
+        return { ok: true, tools };
+      }
+      cursor = result.nextCursor;
+    }
+    this.#warn(
+      `MCP server '${this.name}': more than ${MAX_LIST_PAGES} pages of tools; the rest is ignored`,
+    );
+    return { ok: true, tools };
+  }
+
+  /** Lists again after tools/list_changed; overlapping notifications coalesce into one more run. */
+  #relist(session: Session): void {
+    if (this.#listing !== undefined) {
+      this.#list_again = true;
+      return;
+    }
+    this.#listing = (async () => {
+      do {
+        this.#list_again = false;
+        const listed = await this.#list_tools(session);
+        if (this.#session !== session || this.#state !== 'ready') return;
+        if (!listed.ok) {
+          this.#warn(listed.error);
+          return;
+        }
+        this.#tools = listed.tools;
+        this.#options.on_tools_changed?.(this.#tools);
+      } while (this.#list_again);
+    })().finally(() => {
+      this.#listing = undefined;
+    });
+  }
+
+  #on_transport_error(session: Session, error: Error): void {
+    if (error.name === 'ZodError' || error.message.trimStart().startsWith('[')) {
+      session.junk_lines++;
+      this.#warn(
+        `MCP server '${this.name}' writes JSON to stdout that is not JSON-RPC; it is ignored`,
+      );
+      return;
+    }
+    session.last_transport_error = this.#redact(error.message);
+  }
+
+  #on_closed(session: Session): void {
+    const what = is_stdio_server(this.config) ? 'the process exited' : 'the connection closed';
+    this.#mark_down(session, what);
+  }
+
+  /** Marks the server down when `session` is its live session; later uses restart it. */
+  #mark_down(session: Session, what: string): void {
+    const was_current = this.#session === session && !session.closed;
+    session.closed = true;
+    if (!was_current || this.#state !== 'ready') return;
+    this.#session = undefined;
+    this.#state = 'down';
+    this.#failures++;
+    this.#down_at = Date.now();
+    this.#down_reason = this.#with_context(what, session);
+    this.#warn(`MCP server '${this.name}' went down (${what}); it restarts on its next use`);
+  }
+
+  async #call_error(
+    session: Session,
+    tool: string,
+    error: unknown,
+    timeout_ms: number,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    if (signal?.aborted) return this.#aborted_message(tool);
+    const label = `'${tool}' on MCP server '${this.name}'`;
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return `${label} timed out after ${timeout_ms} ms; the server was sent a cancellation`;
+    }
+    if (error instanceof ProtocolError) {
+      return this.#redact(`${label} failed: ${error.message}`);
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+      return this.#redact(`${label} returned an invalid result: ${error.message}`);
+    }
+    // the connection itself failed: the server is gone, or unreachable
+    if (this.#session === session && !session.closed) {
+      this.#mark_down(session, message_of(error));
+      await this.#dispose(session, true);
+    }
+    const reason = this.#down_reason !== '' ? this.#down_reason : message_of(error);
+    return this.#redact(
+      `MCP server '${this.name}' went down during the call to '${tool}' (${reason}); the call was not retried, and the server restarts on its next use`,
+    );
+  }
+
+  #aborted_message(tool: string): string {
+    return `the call to '${tool}' on MCP server '${this.name}' was aborted; the server was sent a cancellation`;
+  }
+
+  #start_error(session: Session, error: unknown, signal: AbortSignal | undefined): string {
+    const label = `MCP server '${this.name}'`;
+    if (signal?.aborted) return `${label}: starting was aborted`;
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'ENOENT' && is_stdio_server(this.config)) {
+      return `${label}: command not found: '${this.config.command}' (is it installed and on PATH?)`;
+    }
+    if (code === 'EACCES' && is_stdio_server(this.config)) {
+      return `${label}: permission denied running '${this.config.command}'`;
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return this.#with_context(
+        `${label} did not answer initialize within ${this.timeout_ms} ms`,
+        session,
+      );
+    }
+    if (
+      session.closed ||
+      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    ) {
+      const what = is_stdio_server(this.config) ? 'exited' : 'closed the connection';
+      return this.#with_context(`${label} ${what} before answering initialize`, session);
+    }
+    return this.#with_context(`${label} failed to initialize: ${message_of(error)}`, session);
+  }
+
+  /** Adds what is known about the session's end: transport error, junk output, stderr. */
+  #with_context(message: string, session: Session): string {
+    let text = message;
+    if (session.last_transport_error !== undefined) text += `; ${session.last_transport_error}`;
+    if (session.junk_lines > 0) {
+      text += `; it wrote ${session.junk_lines} line(s) to stdout that are not JSON-RPC`;
+    }
+    const stderr = this.#stderr.text().split('\n').slice(-5).join('\n').trim();
+    if (stderr !== '') text += `\nstderr (last lines):\n${stderr}`;
+    return this.#redact(text);
+  }
+
+  async #dispose(session: Session, forceful: boolean): Promise<void> {
+    if (this.#session === session) this.#session = undefined;
+    session.closed = true;
+    const transport = session.client.transport;
+    if (forceful && transport !== undefined && 'pid' in transport) {
+      const pid = (transport as { pid: number | null }).pid;
+      // a server that failed us gets no graceful 2 s: SIGTERM now, the SDK escalates if needed
+      if (pid !== null) safe_kill(pid);
+    }
+    if (transport !== undefined && 'terminateSession' in transport && !forceful) {
+      const terminate = (transport as { terminateSession(): Promise<void> }).terminateSession();
+      await Promise.race([terminate.catch(() => {}), sleep(1_000)]);
+    }
+    await session.client.close().catch(() => {});
+  }
+
+  #warn(message: string): void {
+    const text = this.#redact(message);
+    if (this.#warned.has(text)) return;
+    this.#warned.add(text);
+    try {
+      this.#options.on_warning?.(text);
+    } catch {
+      // a throwing listener must not break the connection
+    }
+  }
+
+  #redact(text: string): string {
+    return redact_secrets(text, this.#secrets);
+  }
+}
+
+function failure(message: string): McpCallOutput {
+  return { ok: false, output: message, error: message };
+}
+
+/** Backoff before restart number `failures` in a row: 200 ms, 400 ms, 800 ms… up to 30 s. */
+export function backoff_ms(failures: number): number {
+  if (failures <= 0) return 0;
+  return Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_BASE_MS * 2 ** (failures - 1));
+}
+
+function message_of(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function same_tools(a: readonly McpListedTool[], b: readonly McpListedTool[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function safe_kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', on_abort);
+      resolve(true);
+    }, ms);
+    const on_abort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener('abort', on_abort, { once: true });
+  });
+}
