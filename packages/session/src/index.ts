@@ -1,0 +1,68 @@
+/**
+ * `@lich/session`: append-only JSONL transcripts of Lich runs, with a recorder for the loop's
+ * events, a crash-tolerant reader, resume, listing, search and Markdown export.
+ */
+export { SessionError, type SessionErrorCode } from './errors.js';
+export type { AppendOptions, FsyncMode, SessionHandle } from './handle.js';
+export {
+  HEAD_BYTES,
+  type ListSessionsOptions,
+  list_sessions,
+  type SessionSummary,
+  TAIL_BYTES,
+  TAIL_LIMIT_BYTES,
+  TITLE_LIMIT,
+} from './list.js';
+export { export_markdown } from './markdown.js';
+export {
+  type ReadMessagesOptions,
+  type ReadSessionOptions,
+  read_session,
+  read_session_messages,
+  type SessionContents,
+  type SessionProblem,
+} from './reader.js';
+export {
+  attach_recorder,
+  type EventSource,
+  type RecorderOptions,
+  RUN_INPUT_LIMIT,
+  SessionRecorder,
+} from './recorder.js';
+export {
+  type BudgetExhaustedRecord,
+  type CompressEndRecord,
+  type MessageRecord,
+  type MessageSource,
+  type RecordBase,
+  type RunEndRecord,
+  type RunStartRecord,
+  SESSION_FORMAT_VERSION,
+  SESSION_RECORD_TYPES,
+  type SessionRecord,
+  type SessionRecordInput,
+  type SessionRecordType,
+  type SessionStartRecord,
+} from './records.js';
+export {
+  type SearchHit,
+  type SearchSessionsOptions,
+  search_sessions,
+} from './search.js';
+export { assert_session_id, is_valid_session_id, new_session_id } from './session_id.js';
+export {
+  apply_record,
+  conversation_of,
+  empty_state,
+  INTERRUPTED_TOOL_RESULT,
+  type SessionState,
+  state_of,
+} from './state.js';
+export {
+  type CreateSessionOptions,
+  default_session_dir,
+  type OpenSessionOptions,
+  SessionStore,
+  type SessionStoreOptions,
+} from './store.js';
+export { add_usage, empty_usage } from './usage.js';

@@ -1,0 +1,177 @@
+import { mkdir, open, stat, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
+import { FileSessionHandle, type FsyncMode, type SessionHandle } from './handle.js';
+import { acquire_lock, type SessionLock } from './lock.js';
+import { load_session_file } from './reader.js';
+import { assert_session_id, new_session_id } from './session_id.js';
+import { empty_state, state_of } from './state.js';
+
+/** The folder sessions go to by default: `<work_dir>/.lich/sessions`. */
+export function default_session_dir(work_dir: string): string {
+  return join(resolve(work_dir), '.lich', 'sessions');
+}
+
+/** Options of a `SessionStore`. */
+export interface SessionStoreOptions {
+  /** The folder of the session files; callers pass it (default: `default_session_dir`). */
+  session_dir: string;
+  /** `run_end` (default): flush to disk after each run; `record`: after every record. */
+  fsync?: FsyncMode;
+  /** The clock, for tests. */
+  now?: () => Date;
+}
+
+/** What a new session is created with. */
+export interface CreateSessionOptions {
+  work_dir: string;
+  model: string;
+  lich_version: string;
+  /** The id to use; default a new sortable id (`new_session_id`). */
+  id?: string;
+  signal?: AbortSignal;
+}
+
+/** Options of `SessionStore.open`. */
+export interface OpenSessionOptions {
+  /** Move bad lines in the middle of the file to `<file>.corrupt` instead of refusing to open. */
+  repair?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * A folder of session transcripts, one append-only JSONL file per session: `<id>.jsonl`.
+ *
+ * Contract: `create` and `open` resolve with a handle holding the session's write lock, or
+ * reject with a `SessionError`: `invalid_id`, `not_writable` (the folder or file cannot be
+ * created, with the system's reason), `exists` (create never overwrites), `not_found`, `locked`
+ * (another live process writes the session), `not_jsonl`, `corrupt`, `newer_version` (nothing is
+ * changed in those cases), or `aborted` when `signal` fired first.
+ */
+export class SessionStore {
+  readonly session_dir: string;
+  readonly #fsync: FsyncMode;
+  readonly #now: () => Date;
+
+  constructor(options: SessionStoreOptions) {
+    if (typeof options.session_dir !== 'string' || options.session_dir === '') {
+      throw new TypeError('SessionStore needs a session_dir');
+    }
+    this.session_dir = resolve(options.session_dir);
+    this.#fsync = options.fsync ?? 'run_end';
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The file of session `id`. Throws a `SessionError` (`invalid_id`) for an unsafe id. */
+  path_of(id: string): string {
+    assert_session_id(id);
+    return join(this.session_dir, `${id}.jsonl`);
+  }
+
+  /** Creates a new session file and writes its `session_start` record. */
+  async create(options: CreateSessionOptions): Promise<SessionHandle> {
+    const now = this.#now();
+    const id = options.id ?? new_session_id(now);
+    const path = this.path_of(id);
+    throw_if_aborted(options.signal, `creating session ${id}`);
+    try {
+      await mkdir(this.session_dir, { recursive: true });
+    } catch (error) {
+      throw new SessionError(
+        'not_writable',
+        `cannot create the session folder ${this.session_dir}: ${error_text(error)}`,
+        { path, cause: error },
+      );
+    }
+    const lock = await acquire_lock(path);
+    let file: Awaited<ReturnType<typeof open>>;
+    try {
+      file = await open(path, 'wx', 0o644);
+    } catch (error) {
+      await lock.release();
+      if (system_code(error) === 'EEXIST') {
+        throw new SessionError('exists', `session ${id} already exists at ${path}`, { path });
+      }
+      throw new SessionError(
+        'not_writable',
+        `cannot create session file ${path}: ${error_text(error)}`,
+        { path, cause: error },
+      );
+    }
+    const handle = new FileSessionHandle({
+      id,
+      path,
+      file,
+      size: 0,
+      lock,
+      fsync: this.#fsync,
+      state: empty_state(),
+      now: this.#now,
+    });
+    try {
+      await handle.append({
+        type: 'session_start',
+        at: now.toISOString(),
+        id,
+        created: now.toISOString(),
+        work_dir: options.work_dir,
+        model: options.model,
+        lich_version: options.lich_version,
+      });
+    } catch (error) {
+      await handle.close();
+      await unlink(path).catch(() => undefined);
+      throw error;
+    }
+    return handle;
+  }
+
+  /**
+   * Opens an existing session for appending. A torn last line (a crash mid-write) is moved to
+   * `<file>.corrupt` and cut, so the next record starts on its own line; `state` holds what the
+   * file holds (conversation, runs, usage).
+   */
+  async open(id: string, options: OpenSessionOptions = {}): Promise<SessionHandle> {
+    const path = this.path_of(id);
+    throw_if_aborted(options.signal, `opening session ${id}`);
+    try {
+      await stat(path);
+    } catch (error) {
+      if (system_code(error) === 'ENOENT') {
+        throw new SessionError('not_found', `no session ${id} in ${this.session_dir}`, { path });
+      }
+      throw new SessionError('not_found', `cannot open session ${path}: ${error_text(error)}`, {
+        path,
+        cause: error,
+      });
+    }
+    const lock: SessionLock = await acquire_lock(path);
+    try {
+      const contents = await load_session_file(path, {
+        repair: options.repair === true,
+        fix_tail: true,
+      });
+      const file = await open(path, 'r+').catch((error: unknown) => {
+        throw new SessionError(
+          'not_writable',
+          `cannot open session ${path} for writing: ${error_text(error)}`,
+          { path, cause: error },
+        );
+      });
+      const size = (await file.stat()).size;
+      return new FileSessionHandle({
+        id,
+        path,
+        file,
+        size,
+        lock,
+        fsync: this.#fsync,
+        state: state_of(contents.records),
+        now: this.#now,
+      });
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+}

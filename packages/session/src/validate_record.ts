@@ -1,0 +1,130 @@
+import { SESSION_FORMAT_VERSION, SESSION_RECORD_TYPES, type SessionRecord } from './records.js';
+
+/** What checking one parsed line found. */
+export type RecordCheck =
+  | { ok: true; record: SessionRecord }
+  | { ok: false; error: string; newer_version?: number };
+
+type Fields = Record<string, unknown>;
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+const STOPPED = new Set(['final', 'budget', 'aborted', 'error']);
+const SOURCES = new Set(['seed', 'llm', 'tool', 'sync']);
+
+function is_object(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function is_count(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function check_message(value: unknown): string | undefined {
+  if (!is_object(value)) return 'message is not an object';
+  if (typeof value.role !== 'string' || !ROLES.has(value.role)) return 'message has no valid role';
+  if (typeof value.content !== 'string') return 'message content is not a string';
+  if (value.role === 'tool' && typeof value.tool_call_id !== 'string') {
+    return 'tool message has no tool_call_id';
+  }
+  if (value.tool_calls !== undefined) {
+    if (!Array.isArray(value.tool_calls)) return 'tool_calls is not an array';
+    for (const call of value.tool_calls) {
+      if (
+        !is_object(call) ||
+        typeof call.id !== 'string' ||
+        typeof call.name !== 'string' ||
+        typeof call.arguments !== 'string'
+      ) {
+        return 'a tool call lacks id, name or arguments';
+      }
+    }
+  }
+  return undefined;
+}
+
+function check_usage(value: unknown, name: string): string | undefined {
+  if (!is_object(value) || typeof value.input_tokens !== 'number') {
+    return `${name} is not a usage object`;
+  }
+  return typeof value.output_tokens === 'number' ? undefined : `${name} is not a usage object`;
+}
+
+function require_counts(fields: Fields, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    if (!is_count(fields[name])) return `'${name}' is not a non-negative integer`;
+  }
+  return undefined;
+}
+
+function check_fields(fields: Fields): string | undefined {
+  switch (fields.type) {
+    case 'session_start':
+      for (const name of ['id', 'created', 'work_dir', 'model', 'lich_version']) {
+        if (typeof fields[name] !== 'string') return `'${name}' is not a string`;
+      }
+      return undefined;
+    case 'run_start':
+      if (typeof fields.input !== 'string') return "'input' is not a string";
+      return require_counts(fields, ['run', 'max_turns', 'seeded_count', 'kept']);
+    case 'message':
+      if (typeof fields.source !== 'string' || !SOURCES.has(fields.source)) {
+        return "'source' is not seed, llm, tool or sync";
+      }
+      if (fields.usage !== undefined) {
+        const usage = check_usage(fields.usage, 'usage');
+        if (usage !== undefined) return usage;
+      }
+      return require_counts(fields, ['run', 'index']) ?? check_message(fields.message);
+    case 'budget_exhausted':
+      return require_counts(fields, ['run', 'turns_used', 'max_turns']);
+    case 'compress_end': {
+      if (typeof fields.ok !== 'boolean') return "'ok' is not a boolean";
+      const counts = require_counts(fields, ['run', 'before_count', 'after_count']);
+      if (counts !== undefined || !fields.ok) return counts;
+      const range = require_counts(fields, ['from', 'to']);
+      if (range !== undefined) return range;
+      if ((fields.from as number) > (fields.to as number)) return "'from' is after 'to'";
+      return check_message(fields.summary_message);
+    }
+    case 'run_end':
+      if (typeof fields.stopped_reason !== 'string' || !STOPPED.has(fields.stopped_reason)) {
+        return "'stopped_reason' is not final, budget, aborted or error";
+      }
+      return (
+        require_counts(fields, ['run', 'turns_used', 'messages_count']) ??
+        check_usage(fields.usage, 'usage') ??
+        check_usage(fields.total_usage, 'total_usage')
+      );
+    default:
+      return `unknown record type '${String(fields.type)}'`;
+  }
+}
+
+/**
+ * Checks that a parsed JSON value is a record this version can read.
+ *
+ * Contract: never throws. A record whose `v` is larger than `SESSION_FORMAT_VERSION` is reported
+ * with `newer_version` set, so a caller can refuse the file instead of calling it corrupt.
+ */
+export function validate_record(value: unknown): RecordCheck {
+  if (!is_object(value)) return { ok: false, error: 'the line is not a JSON object' };
+  const version = value.v;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    return { ok: false, error: "the record has no format version 'v'" };
+  }
+  if (version > SESSION_FORMAT_VERSION) {
+    return {
+      ok: false,
+      error: `the record has format version ${version}`,
+      newer_version: version,
+    };
+  }
+  if (typeof value.type !== 'string' || !SESSION_RECORD_TYPES.includes(value.type as never)) {
+    return { ok: false, error: `unknown record type '${String(value.type)}'` };
+  }
+  if (typeof value.at !== 'string') return { ok: false, error: "the record has no time 'at'" };
+  const error = check_fields(value);
+  return error === undefined
+    ? { ok: true, record: value as unknown as SessionRecord }
+    : { ok: false, error: `${value.type} record: ${error}` };
+}
