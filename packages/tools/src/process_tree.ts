@@ -13,10 +13,8 @@ export interface ProcessInfo {
 /** Time a tree gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 1_000;
 const POLL_MS = 15;
-/** After the grace, SIGKILL still goes leaf first for this long before everything is killed. */
-const FORCE_PHASE_MS = 500;
-/** How long a parent gets to reap a dead child before the parent is signalled anyway. */
-const REAP_WAIT_MS = 150;
+/** After the grace, how long SIGKILL gets before the kill is given up (a process stuck in I/O). */
+const GIVE_UP_AFTER_MS = 1_000;
 /** How long the pipes may stay open after the process tree is gone. */
 const CLOSE_WAIT_MS = 1_000;
 
@@ -125,13 +123,17 @@ function send(pid: number, signal: NodeJS.Signals): void {
  * Ends the whole process tree of `root` (a process group leader, alive or not).
  *
  * Contract:
- * - never throws; resolves once no live process of the tree is left, which is at the latest
- *   shortly after `grace_ms` plus half a second;
- * - children are signalled before their parents (SIGTERM, then after `grace_ms` SIGKILL), so each
- *   parent can reap its children and no zombie is handed to init; processes forked meanwhile are
- *   found on the next poll;
- * - without a process list (no `/proc`, no `ps`) it falls back to signalling the group `-root`;
+ * - never throws; resolves once no live process of the tree is left, or at the latest about
+ *   `grace_ms` plus one second after it was called (a process stuck in the kernel cannot be
+ *   killed);
+ * - the group is signalled as one (SIGTERM, then after `grace_ms` SIGKILL), so no parent can run
+ *   its next command after its child was ended; descendants that left the group are signalled by
+ *   pid, and processes forked meanwhile are found on the next poll;
+ * - without a process list (no `/proc`, no `ps`) it signals the group `-root` only;
  * - resolves with the pids it signalled.
+ *
+ * Reaping what was killed is the parent's job, and for orphans init's: a sandbox whose init never
+ * reaps keeps them listed as zombies (dead, holding no resources but a process-table slot).
  */
 export async function kill_process_tree(
   root: number,
@@ -140,9 +142,10 @@ export async function kill_process_tree(
   const grace_ms = options.grace_ms ?? KILL_GRACE_MS;
   const started = Date.now();
   const signalled = new Map<number, NodeJS.Signals>();
-  const zombie_since = new Map<number, number>();
+  let group_phase: NodeJS.Signals | undefined;
   for (;;) {
     const elapsed = Date.now() - started;
+    const phase: NodeJS.Signals = elapsed < grace_ms ? 'SIGTERM' : 'SIGKILL';
     const processes = await list_processes();
     if (!processes) {
       send(-root, 'SIGTERM');
@@ -150,32 +153,17 @@ export async function kill_process_tree(
       send(-root, 'SIGKILL');
       return [root];
     }
-    const tree = collect_tree(root, processes);
-    const live = tree.filter((entry) => !is_zombie(entry));
-    if (live.length === 0) break;
-    const phase: NodeJS.Signals = elapsed < grace_ms ? 'SIGTERM' : 'SIGKILL';
-    if (elapsed >= grace_ms + FORCE_PHASE_MS) {
-      // something keeps forking or refuses to die: stop being tidy
-      for (const entry of live) send(entry.pid, 'SIGKILL');
-      send(-root, 'SIGKILL');
-      for (const entry of live) signalled.set(entry.pid, 'SIGKILL');
-      if (elapsed >= grace_ms + 2 * FORCE_PHASE_MS) break;
-    } else {
-      const now = Date.now();
-      for (const entry of tree) {
-        if (is_zombie(entry) && !zombie_since.has(entry.pid)) zombie_since.set(entry.pid, now);
-      }
-      for (const entry of live) {
-        // a leaf has no live child and no dead child its parent has yet to reap
-        const waits_on_child = tree.some(
-          (child) =>
-            child.ppid === entry.pid &&
-            (!is_zombie(child) || now - (zombie_since.get(child.pid) ?? now) < REAP_WAIT_MS),
-        );
-        if (waits_on_child || signalled.get(entry.pid) === phase) continue;
-        send(entry.pid, phase);
-        signalled.set(entry.pid, phase);
-      }
+    const live = collect_tree(root, processes).filter((entry) => !is_zombie(entry));
+    if (live.length === 0 || elapsed >= grace_ms + GIVE_UP_AFTER_MS) break;
+    if (group_phase !== phase) {
+      send(-root, phase);
+      group_phase = phase;
+      for (const entry of live) if (entry.pgid === root) signalled.set(entry.pid, phase);
+    }
+    for (const entry of live) {
+      if (signalled.get(entry.pid) === phase) continue;
+      send(entry.pid, phase);
+      signalled.set(entry.pid, phase);
     }
     await sleep(POLL_MS);
   }

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect_tree, list_processes, run_process } from '../src/process_tree.js';
 import { printed_pids, process_gone, process_state, wait_for } from './proc_helpers.js';
@@ -43,6 +46,30 @@ describe.skipIf(!has_proc)('run_process', () => {
     expect(pids.length).toBe(5);
     for (const pid of pids) expect(seen).toContain(pid);
     for (const pid of pids) expect(process_gone(pid)).toBe(true);
+  });
+
+  it('lets no parent run its next command once the tree is killed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lich-kill-'));
+    try {
+      const outcome = await shell('sleep 100; touch after; (sleep 100; touch nested) & wait', {
+        cwd: dir,
+        timeout_ms: 300,
+      });
+      expect(outcome.timed_out).toBe(true);
+      await wait_for(() => false, 300);
+      expect(existsSync(join(dir, 'after'))).toBe(false);
+      expect(existsSync(join(dir, 'nested'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('also ends a descendant that moved to a session of its own', async () => {
+    const outcome = await shell('setsid sleep 100 & echo "pid=$!"; sleep 100', { timeout_ms: 500 });
+    expect(outcome.timed_out).toBe(true);
+    const [pid] = printed_pids(outcome.output);
+    expect(pid).toBeDefined();
+    expect(process_gone(pid!)).toBe(true);
   });
 
   it('starts nothing under an already aborted signal', async () => {
