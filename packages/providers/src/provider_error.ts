@@ -29,6 +29,8 @@ export interface ProviderErrorInit {
   retryable?: boolean;
   /** Whether any delta was delivered to `on_delta` before the failure. */
   delivered?: boolean;
+  /** Replaces the message `describe` would make (the router's summaries use it). */
+  message?: string;
   cause?: unknown;
 }
 
@@ -54,7 +56,7 @@ export class ProviderError extends Error {
   readonly delivered: boolean;
 
   constructor(init: ProviderErrorInit) {
-    super(ProviderError.describe(init), { cause: init.cause });
+    super(init.message ?? ProviderError.describe(init), { cause: init.cause });
     this.name = 'ProviderError';
     this.kind = init.kind;
     this.provider = init.provider;

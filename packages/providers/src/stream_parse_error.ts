@@ -1,0 +1,31 @@
+const MARKER = Symbol.for('lich.stream_parse_error');
+const EXCERPT_CHARS = 200;
+
+/** Shortens a line for an error message. */
+export function excerpt(text: string, limit = EXCERPT_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
+}
+
+/**
+ * A stream that is not valid SSE or NDJSON: an unknown SSE field, a line that is not JSON, an
+ * event over the size limit. `line_number` is 1-based; `line` is an excerpt of the offending line.
+ * Providers wrap it into a `ProviderError` of kind `parse` (`to_provider_error` does).
+ */
+export class StreamParseError extends Error {
+  readonly [MARKER] = true;
+  readonly line_number: number;
+  readonly line: string;
+
+  constructor(message: string, line_number: number, line: string, options?: { cause?: unknown }) {
+    super(`${message} (line ${line_number}: '${excerpt(line)}')`, options);
+    this.name = 'StreamParseError';
+    this.line_number = line_number;
+    this.line = excerpt(line);
+  }
+
+  /** True for any `StreamParseError`, including one from another copy of this package. */
+  static is_instance(value: unknown): value is StreamParseError {
+    return typeof value === 'object' && value !== null && MARKER in value;
+  }
+}

@@ -1,0 +1,80 @@
+import { ProviderError } from './provider_error.js';
+import { StreamParseError } from './stream_parse_error.js';
+
+/** Who failed, for errors made outside a provider's own mapping. */
+export interface ProviderErrorContext {
+  provider: string;
+  model: string;
+  /** The caller's signal: when it has fired, any failure is reported as `aborted`. */
+  signal?: AbortSignal;
+}
+
+function is_abort_error(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (Reflect.get(error, 'name') === 'AbortError' || Reflect.get(error, 'name') === 'TimeoutError')
+  );
+}
+
+/** The innermost useful cause of a fetch failure (`fetch failed` → `connect ECONNREFUSED …`). */
+export function network_cause(error: unknown): Error {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4; depth++) {
+    const cause: unknown =
+      typeof current === 'object' && current !== null ? Reflect.get(current, 'cause') : undefined;
+    if (cause === undefined) break;
+    current = cause;
+  }
+  if (current instanceof AggregateError && current.errors[0] instanceof Error) {
+    current = current.errors[0];
+  }
+  if (current instanceof Error && current.message !== '') return current;
+  if (current instanceof Error) {
+    const code = Reflect.get(current, 'code');
+    if (typeof code === 'string') return new Error(code);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Turns anything a provider call threw into a `ProviderError`.
+ *
+ * Contract: a `ProviderError` is returned as is; when `context.signal` has fired, or the error is
+ * an `AbortError`, the result is kind `aborted`; a `StreamParseError` or `SyntaxError` is
+ * `parse`; undici's `fetch failed` is `network` and `terminated` (a body cut off) is `stream`,
+ * both naming the underlying cause; anything else is an unexpected error that is not retried.
+ * Never throws.
+ */
+export function to_provider_error(error: unknown, context: ProviderErrorContext): ProviderError {
+  if (ProviderError.is_instance(error)) return error;
+  const base = { provider: context.provider, model: context.model };
+  if (context.signal?.aborted || is_abort_error(error)) {
+    return new ProviderError({
+      ...base,
+      kind: 'aborted',
+      cause: new Error('the request was aborted'),
+    });
+  }
+  if (StreamParseError.is_instance(error) || error instanceof SyntaxError) {
+    return new ProviderError({ ...base, kind: 'parse', cause: error });
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    return new ProviderError({ ...base, kind: 'network', cause: network_cause(error) });
+  }
+  if (error instanceof TypeError && error.message === 'terminated') {
+    const cause = network_cause(error);
+    return new ProviderError({
+      ...base,
+      kind: 'stream',
+      cause: new Error(`the connection broke mid-stream (${cause.message})`, { cause: error }),
+    });
+  }
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return new ProviderError({
+    ...base,
+    kind: 'stream',
+    retryable: false,
+    cause: new Error(`unexpected error: ${cause.message}`, { cause }),
+  });
+}
