@@ -30,8 +30,8 @@ export type {
 export { AgentEmitter } from './events.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
 export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
-export type { RaceOutcome } from './race_abort.js';
-export { race_abort } from './race_abort.js';
+export type { AbortLatch, RaceOutcome } from './race_abort.js';
+export { abort_latch, race_abort } from './race_abort.js';
 export { seed_system_prompt } from './seed_system_prompt.js';
 export {
   CHARS_PER_TOKEN,

@@ -129,6 +129,40 @@ describe('run_conversation', () => {
     ]);
   });
 
+  it('adds one abort listener for a turn of many parallel calls, and removes it', async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    let attached = 0;
+    let most = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      most = Math.max(most, ++attached);
+      add(...args);
+    }) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      attached--;
+      remove(...args);
+    }) as typeof remove;
+    const many = Array.from({ length: 30 }, (_, index): [string, string, unknown] => [
+      `c${index}`,
+      'wait',
+      {},
+    ]);
+    const chat = queued_chat([call_tools(...many), reply('done')]);
+    const runner = recording_runner({
+      wait: () => new Promise((resolve) => setTimeout(() => resolve('ok'), 2)),
+    });
+    const outcome = await run_conversation(
+      { chat, tools: runner, definitions: definitions('wait') },
+      ASK,
+      { max_turns: 2, signal },
+    );
+    expect(outcome.final).toBe('done');
+    expect(most).toBeLessThanOrEqual(2);
+    expect(attached).toBe(0);
+  });
+
   it('runs the calls one after another when parallel_tools is false', async () => {
     const first = deferred<string>();
     const chat = queued_chat([call_tools(['1', 'wait', {}], ['2', 'wait', {}]), reply('done')]);

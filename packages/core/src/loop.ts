@@ -66,7 +66,10 @@ export interface LoopParams {
 
 /** How a run ended. */
 export interface LoopOutcome {
-  /** The whole history: seed (system prompt applied), then every message of the run. Valid for a next run. */
+  /**
+   * The history: the seed (system prompt applied), then every message of the run, with the middle
+   * replaced by a summary where compression ran. A new array, valid as the seed of a next run.
+   */
   messages: Message[];
   /** The final answer's text; null when the run was aborted or ended at the budget without an answer. */
   final: string | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { race_abort } from './race_abort.js';
+import { abort_latch, race_abort } from './race_abort.js';
 
 describe('race_abort', () => {
   it('settles like the promise when nothing aborts', async () => {
@@ -32,5 +32,35 @@ describe('race_abort', () => {
     expect(await racing).toEqual({ aborted: true });
     const late = Promise.reject(new Error('late'));
     expect(await race_abort(late, AbortSignal.abort())).toEqual({ aborted: true });
+  });
+});
+
+describe('abort_latch', () => {
+  it('resolves once the signal aborts and detaches on dispose', async () => {
+    const controller = new AbortController();
+    const latch = abort_latch(controller.signal);
+    const winner = Promise.race([
+      latch.promise,
+      new Promise((resolve) => setTimeout(resolve, 50, 'late')),
+    ]);
+    controller.abort();
+    expect(await winner).toEqual({ aborted: true });
+    latch.dispose();
+    latch.dispose();
+    expect(await abort_latch(AbortSignal.abort()).promise).toEqual({ aborted: true });
+  });
+
+  it('never resolves without a signal, or after dispose', async () => {
+    const controller = new AbortController();
+    const latch = abort_latch(controller.signal);
+    latch.dispose();
+    controller.abort();
+    for (const promise of [latch.promise, abort_latch(undefined).promise]) {
+      const winner = await Promise.race([
+        promise,
+        new Promise((resolve) => setTimeout(resolve, 5, 'timeout')),
+      ]);
+      expect(winner).toBe('timeout');
+    }
   });
 });

@@ -34,3 +34,29 @@ export function race_abort<T>(
     );
   });
 }
+
+/** A promise that resolves once a signal aborts, shared by many races; `dispose` detaches it. */
+export interface AbortLatch {
+  /** Resolves `{ aborted: true }` when the signal aborts; never when there is none. */
+  promise: Promise<{ aborted: true }>;
+  /** Removes the one listener from the signal. Safe to call more than once. */
+  dispose(): void;
+}
+
+/**
+ * One abort listener for many concurrent races (`Promise.race([work, latch.promise])`), so a turn
+ * with many parallel tool calls adds one listener to the run's signal, not one per call (Node
+ * warns past ten).
+ *
+ * Contract: never throws; call `dispose` once the races are over.
+ */
+export function abort_latch(signal: AbortSignal | undefined): AbortLatch {
+  if (signal === undefined) return { promise: new Promise(() => {}), dispose: () => {} };
+  if (signal.aborted) return { promise: Promise.resolve({ aborted: true }), dispose: () => {} };
+  let on_abort = () => {};
+  const promise = new Promise<{ aborted: true }>((resolve) => {
+    on_abort = () => resolve({ aborted: true });
+  });
+  signal.addEventListener('abort', on_abort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener('abort', on_abort) };
+}

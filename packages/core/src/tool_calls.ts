@@ -2,7 +2,7 @@
  * Runs the tool calls of one assistant turn and answers each with one tool message, in call order.
  */
 import type { AgentEvent } from './events.js';
-import { race_abort } from './race_abort.js';
+import { type AbortLatch, abort_latch } from './race_abort.js';
 import type { ToolCall, ToolContext, ToolMessage, ToolResult, ToolRunner } from './types.js';
 import { safe_json_parse, truncate_text } from './util.js';
 
@@ -49,16 +49,27 @@ export async function run_tool_calls(batch: ToolCallBatch): Promise<void> {
       appended++;
     }
   };
-  if (batch.parallel) {
-    await Promise.all(
-      calls.map((call, index) => run_one(call, batch).then((result) => settle(index, result))),
-    );
-  } else {
-    for (const [index, call] of calls.entries()) settle(index, await run_one(call, batch));
+  const latch = abort_latch(batch.signal);
+  try {
+    if (batch.parallel) {
+      await Promise.all(
+        calls.map((call, index) =>
+          run_one(call, batch, latch).then((result) => settle(index, result)),
+        ),
+      );
+    } else {
+      for (const [index, call] of calls.entries()) settle(index, await run_one(call, batch, latch));
+    }
+  } finally {
+    latch.dispose();
   }
 }
 
-async function run_one(call: ToolCall, batch: ToolCallBatch): Promise<ToolResult> {
+async function run_one(
+  call: ToolCall,
+  batch: ToolCallBatch,
+  latch: AbortLatch,
+): Promise<ToolResult> {
   const started = performance.now();
   const args = parse_arguments(call, batch.offered);
   batch.emit({
@@ -76,7 +87,10 @@ async function run_one(call: ToolCall, batch: ToolCallBatch): Promise<ToolResult
   };
   try {
     const execution = Promise.resolve(batch.runner.execute(call.name, args.value, context));
-    const outcome = await race_abort(execution, batch.signal);
+    const outcome = await Promise.race([
+      execution.then((value) => ({ aborted: false as const, value })),
+      latch.promise,
+    ]);
     if (outcome.aborted) return aborted(started);
     return check_result(outcome.value, call, started);
   } catch (error) {
