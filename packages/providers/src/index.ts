@@ -1,3 +1,4 @@
+export { abortable_sleep } from './abortable_sleep.js';
 export type { ByteSource } from './byte_source.js';
 export {
   default_extract_error,
@@ -8,10 +9,14 @@ export {
 export { create_idle_timeout, type IdleTimeout, type IdleTimeoutOptions } from './idle_timeout.js';
 export { type PostJsonOptions, type ProviderResponse, post_json } from './post_json.js';
 export type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
+export { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
 export { ProviderError, type ProviderErrorInit, type ProviderErrorKind } from './provider_error.js';
+export { ProviderRouter, type ProviderRouterOptions } from './provider_router.js';
 export { type ReadNdjsonOptions, read_ndjson } from './read_ndjson.js';
 export { type ReadSseOptions, read_sse } from './read_sse.js';
 export { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, retry_delay } from './retry_delay.js';
+export type { ProviderFailoverEvent, ProviderRetryEvent, RouterEvent } from './router_events.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
 export { StreamParseError } from './stream_parse_error.js';
 export { type ProviderErrorContext, to_provider_error } from './to_provider_error.js';

@@ -1,0 +1,253 @@
+import type {
+  ChatDelta,
+  ChatFn,
+  ChatOptions,
+  ChatResult,
+  Message,
+  ToolDefinition,
+} from '@lich/core';
+import { abortable_sleep } from './abortable_sleep.js';
+import type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
+import { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
+import { ProviderError } from './provider_error.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retry_delay } from './retry_delay.js';
+import type { RouterEvent } from './router_events.js';
+import { to_provider_error } from './to_provider_error.js';
+
+/** Options of `ProviderRouter`. */
+export interface ProviderRouterOptions extends Partial<RetryPolicy> {
+  /** The providers to try, in order. At least one. */
+  chain: readonly ProviderConfig[];
+  /** Kinds known from the start; more with `register_kind`. */
+  kinds?: Readonly<Record<string, ProviderFactory>>;
+  /** Hears each retry and each switch to another provider. A listener that throws is ignored. */
+  on_event?: (event: RouterEvent) => void;
+  /** The wait between retries (tests inject a fake). Must reject on abort. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * Holds the provider kinds and the failover chain, and makes model calls through them.
+ *
+ * Providers are built lazily, on first use, from their kind's factory. `chat_with_failover`
+ * walks the chain: bounded retries in place for retryable failures, then the next provider.
+ */
+export class ProviderRouter {
+  readonly chain: readonly ProviderConfig[];
+  readonly #factories = new Map<string, ProviderFactory>();
+  readonly #built: Array<LLMProvider | undefined>;
+  readonly #policy: RetryPolicy;
+  readonly #on_event: ((event: RouterEvent) => void) | undefined;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  /** Throws (a programmer error) when the chain is empty or a retry setting is negative. */
+  constructor(options: ProviderRouterOptions) {
+    if (options.chain.length === 0) throw new Error('ProviderRouter: the chain is empty');
+    this.chain = Object.freeze([...options.chain]);
+    this.#built = new Array(this.chain.length).fill(undefined);
+    this.#policy = {
+      max_retries: options.max_retries ?? DEFAULT_RETRY_POLICY.max_retries,
+      retry_after_cap_ms: options.retry_after_cap_ms ?? DEFAULT_RETRY_POLICY.retry_after_cap_ms,
+      backoff_base_ms: options.backoff_base_ms ?? DEFAULT_RETRY_POLICY.backoff_base_ms,
+      backoff_max_ms: options.backoff_max_ms ?? DEFAULT_RETRY_POLICY.backoff_max_ms,
+    };
+    for (const [name, value] of Object.entries(this.#policy)) {
+      if (!(value >= 0)) throw new Error(`ProviderRouter: ${name} must be >= 0, got ${value}`);
+    }
+    this.#on_event = options.on_event;
+    this.#sleep = options.sleep ?? abortable_sleep;
+    for (const [kind, factory] of Object.entries(options.kinds ?? {})) {
+      this.register_kind(kind, factory);
+    }
+  }
+
+  /** Adds a provider kind. Throws (a programmer error) when the kind is already registered. */
+  register_kind(kind: string, factory: ProviderFactory): void {
+    if (this.#factories.has(kind)) {
+      throw new Error(`ProviderRouter: provider kind '${kind}' is already registered`);
+    }
+    this.#factories.set(kind, factory);
+  }
+
+  /** Whether `kind` is registered. */
+  has_kind(kind: string): boolean {
+    return this.#factories.has(kind);
+  }
+
+  /** The registered kinds, in registration order. */
+  kinds(): string[] {
+    return [...this.#factories.keys()];
+  }
+
+  /**
+   * The provider at `index` of the chain, built on first use. Throws a `ProviderError` of kind
+   * `config` when its kind is unknown or its factory throws (it is tried again next time).
+   */
+  provider(index: number): LLMProvider {
+    const config = this.chain[index];
+    if (config === undefined) throw new RangeError(`ProviderRouter: no provider at ${index}`);
+    const existing = this.#built[index];
+    if (existing) return existing;
+    const factory = this.#factories.get(config.kind);
+    if (factory === undefined) {
+      const known = this.kinds();
+      throw new ProviderError({
+        kind: 'config',
+        provider: config.kind,
+        model: config.model,
+        cause: new Error(
+          `unknown provider kind '${config.kind}' (known: ${known.length > 0 ? known.join(', ') : 'none'})`,
+        ),
+      });
+    }
+    let built: LLMProvider;
+    try {
+      built = factory(config);
+    } catch (error) {
+      if (ProviderError.is_instance(error)) throw error;
+      throw new ProviderError({
+        kind: 'config',
+        provider: config.kind,
+        model: config.model,
+        cause: error instanceof Error ? error : new Error(String(error)),
+      });
+    }
+    this.#built[index] = built;
+    return built;
+  }
+
+  /**
+   * Makes one model call through the chain.
+   *
+   * Contract:
+   * - tries each provider in order; a retryable failure (408/409/429/5xx/529, network, timeout,
+   *   a stream cut before anything was delivered; `x-should-retry` decides when sent) is retried
+   *   in place up to `max_retries` times after `retry-after` (when at most `retry_after_cap_ms`)
+   *   or the deterministic backoff; anything else (400/401/403/404, quota or billing, a parse or
+   *   config error, a `retry-after` over the cap) moves to the next provider at once;
+   * - a failure after a delta reached `options.on_delta` is thrown at once with `delivered:
+   *   true`, neither retried nor failed over, so no text is ever streamed twice;
+   * - the caller's abort rejects promptly with a `ProviderError` of kind `aborted` (also during a
+   *   backoff wait), and nothing is retried after it;
+   * - each retry and each switch emits a `RouterEvent`;
+   * - when every provider failed it rejects with one error: the provider's own when the chain
+   *   has one entry, else a `ProviderChainError` listing each provider, model and why;
+   * - the result names the provider and model that answered.
+   */
+  async chat_with_failover(
+    messages: readonly Message[],
+    tools: readonly ToolDefinition[],
+    options: ChatOptions = {},
+  ): Promise<ChatResult> {
+    const signal = options.signal;
+    const failures: ChainFailure[] = [];
+    for (let index = 0; index < this.chain.length; index++) {
+      const config = this.chain[index] as ProviderConfig;
+      const context = { provider: config.kind, model: config.model, signal };
+      if (index > 0) {
+        const previous = failures.at(-1)?.error as ProviderError;
+        const from = this.chain[index - 1] as ProviderConfig;
+        this.#emit({
+          type: 'provider_failover',
+          from_provider: from.kind,
+          from_model: from.model,
+          from_index: index - 1,
+          to_provider: config.kind,
+          to_model: config.model,
+          to_index: index,
+          reason: previous.message,
+          error_kind: previous.kind,
+          ...(previous.status === undefined ? {} : { status: previous.status }),
+        });
+      }
+      if (signal?.aborted) throw to_provider_error(signal.reason, context);
+      let provider: LLMProvider;
+      try {
+        provider = this.provider(index);
+      } catch (error) {
+        failures.push({ error: to_provider_error(error, context), attempts: 0 });
+        continue;
+      }
+      for (let retry = 0; ; retry++) {
+        let delivered = false;
+        const caller_on_delta = options.on_delta;
+        const on_delta = caller_on_delta
+          ? (delta: ChatDelta) => {
+              delivered = true;
+              caller_on_delta(delta);
+            }
+          : undefined;
+        try {
+          const result = await provider.chat(messages, tools, { ...options, on_delta });
+          return {
+            ...result,
+            provider: result.provider ?? config.kind,
+            model: result.model ?? config.model,
+          };
+        } catch (raw) {
+          const error = to_provider_error(raw, context);
+          if (signal?.aborted || error.kind === 'aborted') {
+            throw error.kind === 'aborted' ? error : to_provider_error(signal?.reason, context);
+          }
+          if (delivered || error.delivered) throw broke_off(error);
+          const delay = retry_delay(error, retry, this.#policy);
+          if (delay === undefined) {
+            failures.push({ error, attempts: retry + 1 });
+            break;
+          }
+          this.#emit({
+            type: 'provider_retry',
+            provider: config.kind,
+            model: config.model,
+            index,
+            attempt: retry + 1,
+            max_retries: this.#policy.max_retries,
+            delay_ms: delay,
+            reason: error.message,
+            error_kind: error.kind,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          });
+          try {
+            await this.#sleep(delay, signal);
+          } catch (abort) {
+            throw to_provider_error(abort, context);
+          }
+          if (signal?.aborted) throw to_provider_error(signal.reason, context);
+        }
+      }
+    }
+    const only = failures.length === 1 ? failures[0] : undefined;
+    if (only) throw only.error;
+    throw new ProviderChainError(failures);
+  }
+
+  /** `chat_with_failover` as a `ChatFn`, for the loop. */
+  as_chat_fn(): ChatFn {
+    return (messages, tools, options) => this.chat_with_failover(messages, tools, options);
+  }
+
+  #emit(event: RouterEvent): void {
+    try {
+      this.#on_event?.(event);
+    } catch {
+      // a listener's failure must not change the call's outcome
+    }
+  }
+}
+
+/** The error of a stream that failed after part of the answer was delivered. */
+function broke_off(error: ProviderError): ProviderError {
+  return new ProviderError({
+    kind: error.kind,
+    provider: error.provider,
+    model: error.model,
+    status: error.status,
+    provider_message: error.provider_message,
+    code: error.code,
+    request_id: error.request_id,
+    retryable: false,
+    delivered: true,
+    message: `${error.message} — the answer broke off after part of it was streamed; not retried, so no text is repeated`,
+    cause: error,
+  });
+}
