@@ -1,0 +1,50 @@
+import type { OpenAiErrorBody, OpenAiErrorDetail } from './openai_api.js';
+
+/** What an OpenAI-compatible error body says, in `ProviderError` terms. */
+export interface OpenAiErrorInfo {
+  provider_message?: string;
+  code?: string;
+  /** A numeric `code` some servers put in the body (OpenRouter mid-stream errors). */
+  status?: number;
+}
+
+/**
+ * Reads an error body in any of the shapes OpenAI-compatible servers use:
+ * `{ error: { message, type, code } }`, flat `{ object: 'error', message, type, code }` (vLLM),
+ * or `{ error: 'text' }`. Non-JSON text (an HTML page from a proxy) becomes a short message.
+ *
+ * Contract: never throws; returns `{}` when nothing useful is there. `code` prefers the string
+ * `code` (e.g. `insufficient_quota`) and falls back to `type` (e.g. `invalid_request_error`).
+ */
+export function read_openai_error(body: unknown): OpenAiErrorInfo {
+  if (typeof body === 'string') {
+    const text = body.trim();
+    if (text === '') return {};
+    try {
+      return read_openai_error(JSON.parse(text) as unknown);
+    } catch {
+      return { provider_message: shorten(text) };
+    }
+  }
+  if (typeof body !== 'object' || body === null) return {};
+  const record = body as OpenAiErrorBody;
+  if (typeof record.error === 'string') return { provider_message: shorten(record.error) };
+  const detail: OpenAiErrorDetail =
+    typeof record.error === 'object' && record.error !== null ? record.error : record;
+  const info: OpenAiErrorInfo = {};
+  if (typeof detail.message === 'string' && detail.message !== '') {
+    info.provider_message = shorten(detail.message);
+  }
+  if (typeof detail.code === 'string' && detail.code !== '') info.code = detail.code;
+  else if (typeof detail.type === 'string' && detail.type !== '') info.code = detail.type;
+  if (typeof detail.code === 'number' && detail.code >= 400 && detail.code < 600) {
+    info.status = detail.code;
+  }
+  return info;
+}
+
+/** Collapses whitespace and cuts long texts (an HTML page) to something fit for one line. */
+export function shorten(text: string, limit = 300): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
+}
