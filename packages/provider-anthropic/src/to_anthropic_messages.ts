@@ -1,0 +1,102 @@
+import type { AssistantMessage, Message, ToolDefinition } from '@lich/core';
+import type { AnthropicMessage, AnthropicRequestBlock, AnthropicTool } from './anthropic_api.js';
+
+/** The `system` and `messages` of a request. */
+export interface AnthropicPrompt {
+  system?: string;
+  messages: AnthropicMessage[];
+}
+
+/**
+ * Maps Lich messages to the Messages API.
+ *
+ * Contract: never throws; the input is not mutated.
+ * - system messages become the top-level `system` (several are joined by a blank line);
+ * - an assistant turn replays its `reasoning_parts` first: signed thinking as `thinking`,
+ *   redacted as `redacted_thinking` (unsigned reasoning from another provider is dropped, the API
+ *   would refuse it), then its text, then one `tool_use` block per call with parsed `input`;
+ * - tool results become `tool_result` blocks (`is_error` kept) in a user message;
+ * - consecutive messages of one role are merged into one (parallel tool results, or a user
+ *   message after tool results), since the API wants the roles to alternate;
+ * - empty text blocks are left out (the API refuses them), and so are messages left empty.
+ */
+export function to_anthropic_messages(messages: readonly Message[]): AnthropicPrompt {
+  const system: string[] = [];
+  const result: AnthropicMessage[] = [];
+  for (const message of messages) {
+    if (message.role === 'system') {
+      if (message.content !== '') system.push(message.content);
+      continue;
+    }
+    let role: AnthropicMessage['role'];
+    let blocks: AnthropicRequestBlock[];
+    if (message.role === 'assistant') {
+      role = 'assistant';
+      blocks = assistant_blocks(message);
+    } else if (message.role === 'tool') {
+      role = 'user';
+      const block: AnthropicRequestBlock = {
+        type: 'tool_result',
+        tool_use_id: message.tool_call_id,
+        content: message.content,
+      };
+      if (message.is_error) block.is_error = true;
+      blocks = [block];
+    } else {
+      role = 'user';
+      blocks = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+    }
+    if (blocks.length === 0) continue;
+    const last = result[result.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else result.push({ role, content: blocks });
+  }
+  const prompt: AnthropicPrompt = { messages: result };
+  if (system.length > 0) prompt.system = system.join('\n\n');
+  return prompt;
+}
+
+function assistant_blocks(message: AssistantMessage): AnthropicRequestBlock[] {
+  const blocks: AnthropicRequestBlock[] = [];
+  for (const part of message.reasoning_parts ?? []) {
+    if (part.redacted) blocks.push({ type: 'redacted_thinking', data: part.redacted });
+    else if (part.signature) {
+      blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+    }
+  }
+  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  for (const call of message.tool_calls ?? []) {
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.name,
+      input: parse_input(call.arguments),
+    });
+  }
+  return blocks;
+}
+
+/**
+ * The API wants `input` as an object; arguments that are not a JSON object (the model wrote bad
+ * JSON, which the tool already answered with an error) are sent as `{}`.
+ */
+function parse_input(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // fall through
+  }
+  return {};
+}
+
+/** Maps Lich tool definitions to the `tools` array. Never throws. */
+export function to_anthropic_tools(tools: readonly ToolDefinition[]): AnthropicTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.parameters,
+  }));
+}
