@@ -1,0 +1,64 @@
+import type { Message, ToolDefinition } from '@lich/core';
+import type { OllamaMessage, OllamaTool } from './ollama_api.js';
+
+/**
+ * Maps Lich messages to `/api/chat` messages.
+ *
+ * Contract: never throws; the input is not mutated. Assistant tool calls carry their arguments
+ * as objects (arguments that are not a JSON object are sent as `{}`), and the reasoning goes back
+ * as `thinking`. A tool result carries `tool_name`: its own `name`, else the name of the call it
+ * answers. Ollama has no error flag on results, so `is_error` is carried by the text alone.
+ */
+export function to_ollama_messages(messages: readonly Message[]): OllamaMessage[] {
+  const names = new Map<string, string>();
+  const result: OllamaMessage[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        result.push({ role: message.role, content: message.content });
+        break;
+      case 'assistant': {
+        const wire: OllamaMessage = { role: 'assistant', content: message.content };
+        if (message.reasoning) wire.thinking = message.reasoning;
+        const calls = message.tool_calls ?? [];
+        if (calls.length > 0) {
+          wire.tool_calls = calls.map((call) => {
+            names.set(call.id, call.name);
+            return { function: { name: call.name, arguments: parse_arguments(call.arguments) } };
+          });
+        }
+        result.push(wire);
+        break;
+      }
+      case 'tool': {
+        const wire: OllamaMessage = { role: 'tool', content: message.content };
+        const name = message.name ?? names.get(message.tool_call_id);
+        if (name) wire.tool_name = name;
+        result.push(wire);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+function parse_arguments(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // fall through: the tool already told the model its arguments were bad
+  }
+  return {};
+}
+
+/** Maps Lich tool definitions to the `tools` array. Never throws. */
+export function to_ollama_tools(tools: readonly ToolDefinition[]): OllamaTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
