@@ -155,7 +155,7 @@ export async function attach_mcp(
     }
     const error = result?.ok === false ? result.error : `MCP server '${connection.name}': aborted`;
     failed.push({ server: connection.name, error });
-    warn(`MCP server '${connection.name}' is not available: ${error}`);
+    warn(`${error}\n(the run goes on without MCP server '${connection.name}')`);
     stopping.push(connection.close());
   });
   await Promise.all(stopping);

@@ -89,7 +89,10 @@ export function parse_mcp_catalog(value: unknown): CatalogResult {
   if (parsed.success) return { ok: true, catalog: parsed.data };
   const lines = parsed.error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
+    // a bad record key carries the key schema's own message one level down
+    const message =
+      issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    return path === '' ? message : `${path}: ${message}`;
   });
   return { ok: false, error: `invalid mcp_servers: ${lines.join('; ')}` };
 }

@@ -28,7 +28,7 @@ export interface McpServerSummary {
   name: string;
   kind: 'stdio' | 'http';
   enabled: boolean;
-  /** The command line, or the url (its password hidden). */
+  /** The command line, or the url (credentials and token-like query values redacted). */
   target: string;
   env_names: string[];
   header_names: string[];
@@ -249,11 +249,5 @@ function quote(word: string): string {
 }
 
 function hide_password(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return redact_secrets(parsed.toString());
-  } catch {
-    return redact_secrets(url);
-  }
+  return redact_secrets(url);
 }

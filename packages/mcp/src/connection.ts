@@ -84,6 +84,8 @@ export class McpConnection {
   #failures = 0;
   #down_at = 0;
   #down_reason = '';
+  /** The stderr block of the session that went down (empty when there was none). */
+  #down_stderr = '';
   #secrets: string[] = [];
   readonly #stderr = new LineTail({ max_lines: 20 });
   readonly #warned = new Set<string>();
@@ -241,6 +243,7 @@ export class McpConnection {
     this.#failures++;
     this.#down_at = Date.now();
     this.#down_reason = error;
+    this.#down_stderr = '';
     return { ok: false, error: this.#redact(error) };
   }
 
@@ -255,7 +258,9 @@ export class McpConnection {
       if (wait > timeout_ms) {
         return {
           ok: false,
-          error: `MCP server '${this.name}' is down (${this.#redact(this.#down_reason)}); the next restart is in ${Math.ceil(wait / 1000)} s`,
+          error: this.#redact(
+            `MCP server '${this.name}' is down (${this.#down_reason}); the next restart is in ${Math.ceil(wait / 1000)} s${this.#down_stderr}`,
+          ),
         };
       }
       if (wait > 0 && !(await sleep(wait, signal))) {
@@ -366,7 +371,8 @@ export class McpConnection {
     this.#state = 'down';
     this.#failures++;
     this.#down_at = Date.now();
-    this.#down_reason = this.#with_context(what, session);
+    this.#down_reason = `${what}${this.#inline_context(session)}`;
+    this.#down_stderr = this.#stderr_block();
     this.#warn(`MCP server '${this.name}' went down (${what}); it restarts on its next use`);
   }
 
@@ -395,7 +401,7 @@ export class McpConnection {
     }
     const reason = this.#down_reason !== '' ? this.#down_reason : message_of(error);
     return this.#redact(
-      `MCP server '${this.name}' went down during the call to '${tool}' (${reason}); the call was not retried, and the server restarts on its next use`,
+      `MCP server '${this.name}' went down during the call to '${tool}' (${reason}); the call was not retried, and the server restarts on its next use${this.#down_stderr}`,
     );
   }
 
@@ -431,14 +437,22 @@ export class McpConnection {
 
   /** Adds what is known about the session's end: transport error, junk output, stderr. */
   #with_context(message: string, session: Session): string {
-    let text = message;
+    return this.#redact(`${message}${this.#inline_context(session)}${this.#stderr_block()}`);
+  }
+
+  #inline_context(session: Session): string {
+    let text = '';
     if (session.last_transport_error !== undefined) text += `; ${session.last_transport_error}`;
     if (session.junk_lines > 0) {
       text += `; it wrote ${session.junk_lines} line(s) to stdout that are not JSON-RPC`;
     }
+    return text;
+  }
+
+  /** The last stderr lines as a block to append, or empty. */
+  #stderr_block(): string {
     const stderr = this.#stderr.text().split('\n').slice(-5).join('\n').trim();
-    if (stderr !== '') text += `\nstderr (last lines):\n${stderr}`;
-    return this.#redact(text);
+    return stderr === '' ? '' : `\nstderr (last lines):\n${stderr}`;
   }
 
   async #dispose(session: Session, forceful: boolean): Promise<void> {

@@ -25,7 +25,7 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
 
 /** `Bearer x`, `token=x`, `"api_key": "x"`, `password: x`: the value after a secret-ish key. */
 const KEYED_SECRET =
-  /\b(bearer|basic|token|access[_-]?token|api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|authorization)("?\s*[:=]\s*"?|\s+)([^\s"',;&]{4,})/gi;
+  /\b(bearer|basic|token|access[_-]?token|api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|authorization)("?\s*[:=]\s*"?|\s+)((?:bearer\s+|basic\s+|token\s+)?)([^\s"',;&]{4,})/gi;
 
 /** `scheme://user:password@host` */
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)([^\s/:@]+):([^\s/@]+)@/gi;
@@ -44,8 +44,10 @@ export function redact_secrets(text: string, secrets: Iterable<string> = []): st
     .sort((a, b) => b.length - a.length);
   for (const value of values) result = result.split(value).join(REDACTED);
   for (const pattern of TOKEN_PATTERNS) result = result.replace(pattern, REDACTED);
-  result = result.replace(KEYED_SECRET, (match, key: string, separator: string, value: string) =>
-    value === REDACTED ? match : `${key}${separator}${REDACTED}`,
+  result = result.replace(
+    KEYED_SECRET,
+    (match, key: string, separator: string, scheme: string, value: string) =>
+      value === REDACTED ? match : `${key}${separator}${scheme}${REDACTED}`,
   );
   return result.replace(URL_CREDENTIALS, `$1$2:${REDACTED}@`);
 }
