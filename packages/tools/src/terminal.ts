@@ -93,7 +93,8 @@ export function describe_ending(outcome: ProcessOutcome, timeout_ms?: number): s
   return `[exit code ${outcome.exit_code}]`;
 }
 
-function output_limit(context: ToolRunContext): number | undefined {
+/** The executor's output limit carried in a tool context (`max_output_chars`), if any. */
+export function output_limit_of(context: ToolRunContext): number | undefined {
   const value = context.max_output_chars;
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
@@ -125,7 +126,7 @@ export const terminal_tool: Tool<TerminalArgs> = define_builtin({
       signal: context.signal,
       timeout_ms,
       env_passthrough: env_passthrough_of(context),
-      max_output_chars: output_limit(context),
+      max_output_chars: output_limit_of(context),
     });
     const ending = describe_ending(outcome, timeout_ms);
     const body = outcome.output === '' ? '(no output)' : outcome.output.replace(/\n$/, '');
