@@ -56,8 +56,12 @@ export function to_provider_error(error: unknown, context: ProviderErrorContext)
       cause: new Error('the request was aborted'),
     });
   }
-  if (StreamParseError.is_instance(error) || error instanceof SyntaxError) {
+  if (StreamParseError.is_instance(error)) {
     return new ProviderError({ ...base, kind: 'parse', cause: error });
+  }
+  if (error instanceof SyntaxError) {
+    const cause = new Error(`invalid JSON in the answer: ${error.message}`, { cause: error });
+    return new ProviderError({ ...base, kind: 'parse', cause });
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
     return new ProviderError({ ...base, kind: 'network', cause: network_cause(error) });
