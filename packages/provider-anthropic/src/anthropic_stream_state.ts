@@ -19,12 +19,14 @@ type OpenBlock = AnthropicTurnBlock | { type: 'skip' };
  * Puts a streamed Messages API answer together, one SSE event at a time.
  *
  * Contract:
- * - `push` takes one event (its name, or `type` from the data when unnamed); text and thinking
- *   pieces go to `on_delta` at once, in order, each exactly once; tool input JSON pieces are joined
- *   per block; signatures are kept with their thinking block; unknown events are ignored;
+ * - `push` takes one event (its name, or the data's `type` when it is unnamed or `message`);
+ *   text and thinking pieces go to `on_delta` at once, in order, each exactly once; tool input
+ *   JSON pieces are joined per block; signatures are kept with their thinking block; unknown
+ *   events are ignored;
  * - `push` throws only `ProviderError` (unless `on_delta` throws): kind `parse` for data that is
  *   not JSON or a delta for a block never started; kind `http` for an `error` event, retryable
- *   for `overloaded_error`, `api_error`, `rate_limit_error` and `timeout_error`;
+ *   for `overloaded_error` (with status 529), `api_error`, `rate_limit_error` and
+ *   `timeout_error`;
  * - `result` throws a `ProviderError` of kind `stream` when neither `message_stop` nor a stop
  *   reason arrived (the stream was cut), or of kind `parse` for a tool call with no name;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
@@ -56,7 +58,9 @@ export class AnthropicStreamState {
     if (typeof event !== 'object' || event === null) {
       throw this.error('parse', `a stream event is not an object: ${shorten(data, 120)}`);
     }
-    switch (event_name || event.type) {
+    // An unnamed SSE event is `message`; the data's own `type` names it then.
+    const type = event_name && event_name !== 'message' ? event_name : event.type;
+    switch (type) {
       case 'message_start':
         if (event.message?.model) this.model = event.message.model;
         this.add_usage(event.message?.usage);
@@ -80,6 +84,9 @@ export class AnthropicStreamState {
           kind: 'http',
           ...this.context,
           ...info,
+          // Anthropic answers `overloaded_error` with 529 before a stream starts; the same status
+          // here lets the router treat both alike.
+          status: info.code === 'overloaded_error' ? 529 : undefined,
           retryable: is_retryable_anthropic_type(info.code),
           delivered: this.delivered,
         });

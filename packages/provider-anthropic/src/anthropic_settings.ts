@@ -1,0 +1,84 @@
+import { type ProviderConfig, ProviderError } from '@lich/providers';
+import { anthropic_messages_url } from './anthropic_endpoint.js';
+
+/** The kind this package registers. */
+export const ANTHROPIC_KIND = 'anthropic';
+
+/** The API version sent with every request. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** `max_tokens` when neither the config nor the call sets one (the API requires a value). */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
+
+/**
+ * The settings of `ProviderConfig.options` this provider understands. All are optional.
+ * - `stream` (default `true`): `false` asks for one JSON answer instead of an event stream;
+ * - `thinking`: the API's `thinking` object, sent as it is, e.g.
+ *   `{ type: 'enabled', budget_tokens: 4096 }`. While it is on, `temperature` is not sent (the API
+ *   refuses it) and the default `max_tokens` grows to leave room above the budget;
+ * - `extra_body`: fields merged into every request body (`metadata`, `top_k`, `tool_choice`…).
+ */
+export interface AnthropicOptions {
+  stream?: boolean;
+  thinking?: Record<string, unknown>;
+  extra_body?: Record<string, unknown>;
+}
+
+/** A config read and checked once, when the provider is built. */
+export interface AnthropicSettings {
+  url: string;
+  headers: Record<string, string>;
+  stream: boolean;
+  thinking: Record<string, unknown> | undefined;
+  extra_body: Record<string, unknown>;
+}
+
+function is_record(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a `ProviderConfig` into settings. Does no I/O.
+ *
+ * Contract: throws a `ProviderError` of kind `config` for a base URL that is no URL or an
+ * option of the wrong type, naming the option. `x-api-key` is sent when `api_key` is set;
+ * `config.headers` may add or override headers (e.g. `anthropic-beta`).
+ */
+export function read_anthropic_settings(config: ProviderConfig): AnthropicSettings {
+  const fail = (text: string) =>
+    new ProviderError({
+      kind: 'config',
+      provider: ANTHROPIC_KIND,
+      model: config.model,
+      cause: new Error(text),
+    });
+  const options = (config.options ?? {}) as AnthropicOptions;
+  let url: string;
+  try {
+    url = anthropic_messages_url(config.base_url);
+  } catch {
+    throw fail(`base_url is not a URL: '${config.base_url}'`);
+  }
+  if (options.stream !== undefined && typeof options.stream !== 'boolean') {
+    throw fail('options.stream must be true or false');
+  }
+  if (options.thinking !== undefined && !is_record(options.thinking)) {
+    throw fail(`options.thinking must be an object, e.g. { type: 'enabled', budget_tokens: 4096 }`);
+  }
+  if (options.extra_body !== undefined && !is_record(options.extra_body)) {
+    throw fail('options.extra_body must be an object');
+  }
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'anthropic-version': ANTHROPIC_VERSION,
+  };
+  if (config.api_key) headers['x-api-key'] = config.api_key;
+  Object.assign(headers, config.headers);
+  return {
+    url,
+    headers,
+    stream: options.stream ?? true,
+    thinking: options.thinking,
+    extra_body: options.extra_body ?? {},
+  };
+}
