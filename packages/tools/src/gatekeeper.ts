@@ -1,0 +1,196 @@
+import { truncate_text } from '@lich/core';
+import { z } from 'zod';
+import { child_env, env_passthrough_of } from './env.js';
+import type { Plugin } from './plugin.js';
+import { type ProcessOutcome, run_process } from './process_tree.js';
+import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './run_tests.js';
+import { basename, nested_scripts, split_commands, strip_prefix } from './shell_commands.js';
+import { parse_shell } from './shell_words.js';
+import { output_limit_of } from './terminal.js';
+import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
+
+/** Settings of the gatekeeper plugin. */
+export interface GatekeeperOptions {
+  /** The test command to run; detected from the project files when absent. */
+  test_command?: string;
+  /** Time limit of the test run; `RUN_TESTS_TIMEOUT_MS` by default. */
+  test_timeout_ms?: number;
+  /**
+   * Refuse `terminal` commands that run `git commit`, so every commit goes through `git_commit`
+   * and its test run. Default true.
+   */
+  block_terminal_commits?: boolean;
+}
+
+/** Time the git steps of one `git_commit` get, on top of the test run. */
+const GIT_STEPS_MS = 60_000;
+
+const parameters = z
+  .object({
+    message: z
+      .string()
+      .trim()
+      .min(1)
+      .describe('The commit message: a short summary line, optionally a blank line and details.'),
+  })
+  .strict();
+
+/** Arguments of `git_commit`. */
+export type GitCommitArgs = z.infer<typeof parameters>;
+
+function git(args: string[], context: ToolRunContext): Promise<ProcessOutcome> {
+  const env = child_env({ passthrough: env_passthrough_of(context) });
+  env.GIT_TERMINAL_PROMPT = '0';
+  return run_process({
+    file: 'git',
+    args,
+    cwd: context.work_dir,
+    env,
+    signal: context.signal,
+    timeout_ms: GIT_STEPS_MS,
+  });
+}
+
+function git_failure(step: string, outcome: ProcessOutcome): ToolOutput {
+  const reason =
+    outcome.spawn_error !== undefined
+      ? `git could not be started (${outcome.spawn_error}); is git installed?`
+      : outcome.aborted
+        ? 'aborted'
+        : outcome.timed_out
+          ? `timed out after ${GIT_STEPS_MS} ms`
+          : `exit code ${outcome.exit_code}`;
+  return {
+    ok: false,
+    output: `Not committed: \`git ${step}\` failed (${reason}).\n${outcome.output.trim()}`.trim(),
+    error: `git ${step} failed: ${reason}`,
+  };
+}
+
+/**
+ * The `git_commit { message }` tool: runs the project's tests, and only when they pass stages
+ * every change under the work dir (`git add -A -- .`) and commits it with `message`.
+ *
+ * Contract: never commits unless the test run exited with code 0; a failed run returns
+ * `ok: false` with the test report (counts and failing output). A work dir outside a git
+ * repository, one with no changes, a missing test command, a failing git step (a hook, a missing
+ * identity) and an abort each return `ok: false` with a message saying so, and commit nothing.
+ * Changes outside the work dir are neither staged nor committed.
+ */
+export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<GitCommitArgs> {
+  const test_timeout_ms = options.test_timeout_ms ?? RUN_TESTS_TIMEOUT_MS;
+  return {
+    name: 'git_commit',
+    description:
+      "Commit all changes in the work dir with the given message, but only after the project's " +
+      'tests pass. When they fail, nothing is committed and the failures are returned.',
+    parameters,
+    timeout_ms: test_timeout_ms + GIT_STEPS_MS,
+    async execute(args, context): Promise<ToolOutput> {
+      const inside = await git(['rev-parse', '--is-inside-work-tree'], context);
+      if (inside.spawn_error !== undefined) return git_failure('rev-parse', inside);
+      if (inside.exit_code !== 0 || inside.output.trim() !== 'true') {
+        return {
+          ok: false,
+          output: `Not committed: ${context.work_dir} is not inside a git repository.`,
+          error: 'not a git repository',
+        };
+      }
+      const status = await git(
+        ['status', '--porcelain', '--untracked-files=all', '--', '.'],
+        context,
+      );
+      if (status.exit_code !== 0) return git_failure('status', status);
+      if (status.output.trim() === '') {
+        return {
+          ok: false,
+          output: 'Nothing to commit: the work dir has no changes.',
+          error: 'nothing to commit',
+        };
+      }
+
+      const report = await run_project_tests({
+        work_dir: context.work_dir,
+        command: options.test_command,
+        signal: context.signal,
+        timeout_ms: test_timeout_ms,
+        env_passthrough: env_passthrough_of(context),
+        max_output_chars: output_limit_of(context),
+      });
+      if (!report.ok) {
+        return {
+          ok: false,
+          output: `Not committed: the tests did not pass. Fix them, then call git_commit again.\n\n${report.output}`,
+          error: `not committed: ${report.error ?? 'tests failed'}`,
+        };
+      }
+      if (context.signal.aborted) {
+        return { ok: false, output: 'Not committed: aborted.', error: 'aborted' };
+      }
+
+      const added = await git(['add', '-A', '--', '.'], context);
+      if (added.exit_code !== 0) return git_failure('add', added);
+      const committed = await git(['commit', '--quiet', '-m', args.message, '--', '.'], context);
+      if (committed.exit_code !== 0) return git_failure('commit', committed);
+      const shown = await git(['show', '--stat', '--format=%h %s', 'HEAD'], context);
+      const summary = report.output.split('\n', 1)[0] ?? 'Tests passed.';
+      return {
+        ok: true,
+        output: `Committed ${truncate_text(shown.output.trim(), 4_000)}\n\n${summary}`,
+      };
+    },
+  };
+}
+
+/** Git options that take the next word as their value (`git -C dir commit`). */
+const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace']);
+
+/**
+ * True when a bash command line runs `git commit`, also behind `sudo`/`env`, git's own options
+ * (`git -C dir commit`), in `$(…)`, `bash -c '…'` or `eval`. Quoted text is not a command.
+ *
+ * Contract: pure, never throws.
+ */
+export function runs_git_commit(command: string, depth = 0): boolean {
+  if (depth > 6) return false;
+  const { tokens, substitutions } = parse_shell(command);
+  for (const simple of split_commands(tokens)) {
+    const words = strip_prefix(simple.words);
+    if (words[0] !== undefined && basename(words[0]) === 'git') {
+      let i = 1;
+      while (i < words.length && words[i]!.startsWith('-')) {
+        i += GIT_VALUE_OPTIONS.has(words[i]!) ? 2 : 1;
+      }
+      if (words[i] === 'commit') return true;
+    }
+    if (nested_scripts(simple).some((script) => runs_git_commit(script, depth + 1))) return true;
+  }
+  return substitutions.some((script) => runs_git_commit(script, depth + 1));
+}
+
+/**
+ * The built-in gatekeeper plugin (name `gatekeeper`): registers `git_commit`
+ * (`create_git_commit_tool`), which commits only when the tests pass, and unless
+ * `block_terminal_commits` is false, refuses `terminal` calls that would run `git commit`
+ * themselves, pointing the model to `git_commit`.
+ */
+export function gatekeeper_plugin(options: GatekeeperOptions = {}): Plugin {
+  return {
+    name: 'gatekeeper',
+    register(api) {
+      api.register_tool(create_git_commit_tool(options));
+      if (options.block_terminal_commits === false) return;
+      api.before_tool_call((name, args) => {
+        const command = (args as { command?: unknown } | null)?.command;
+        if (name !== 'terminal' || typeof command !== 'string' || !runs_git_commit(command)) {
+          return undefined;
+        }
+        return {
+          block:
+            'commits go through the git_commit tool, which runs the tests first and commits only ' +
+            'when they pass. Call git_commit { message } instead of git commit.',
+        };
+      });
+    },
+  };
+}
