@@ -1,0 +1,105 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { type FileSystemAdapter, glob as tiny_glob } from 'tinyglobby';
+import { z } from 'zod';
+import { GitIgnoreFilter } from './gitignore.js';
+import { error_text, PathGuardError, require_in_work_dir } from './guard.js';
+import { define_builtin } from './registry.js';
+import type { Tool, ToolOutput } from './tool.js';
+
+/** The most paths `glob` returns. */
+export const GLOB_MAX_RESULTS = 1_000;
+
+const parameters = z
+  .object({
+    pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/*.{js,json}".'),
+    path: z
+      .string()
+      .optional()
+      .describe('Folder to search from, relative to the work dir. Default: the work dir.'),
+  })
+  .strict();
+
+/** Arguments of `glob`. */
+export type GlobArgs = z.infer<typeof parameters>;
+
+type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
+
+/**
+ * A `node:fs` stand-in for tinyglobby whose folder listings leave out what `.gitignore` ignores,
+ * so ignored folders (`node_modules/`, `dist/`) are never even walked.
+ */
+function ignoring_fs(filter: GitIgnoreFilter): FileSystemAdapter {
+  const keep = (folder: string, entries: Dirent[]): Dirent[] => {
+    const base = resolve(folder);
+    return entries.filter((entry) => !filter.ignores(join(base, entry.name), entry.isDirectory()));
+  };
+  // fdir calls only these two, with exactly these arguments; Node's overload set cannot be matched
+  const adapter = {
+    readdir: (path: string, options: { withFileTypes: true }, callback: ReaddirCallback) => {
+      readdir(path, options, (error, entries) => {
+        if (error) callback(error, []);
+        else callback(null, keep(path, entries));
+      });
+    },
+    readdirSync: (path: string, options: { withFileTypes: true }) =>
+      keep(path, readdirSync(path, options)),
+  };
+  return adapter as unknown as FileSystemAdapter;
+}
+
+/**
+ * `glob { pattern, path? }`: files whose path matches a glob, relative to the work dir, sorted.
+ *
+ * Contract: files only; `.gitignore`d paths and `.git/` left out, hidden files only when the
+ * pattern names them (`.github/**`); symbolic links are not followed; a pattern that is absolute
+ * or climbs out with `..` is refused, as is a `path` the guard refuses; at most `GLOB_MAX_RESULTS`
+ * paths, the rest counted; honours the abort signal.
+ */
+export const glob_tool: Tool<GlobArgs> = define_builtin({
+  name: 'glob',
+  description:
+    'Find files by glob pattern (e.g. "**/*.ts"). Returns paths relative to the work dir, sorted. ' +
+    'Respects .gitignore.',
+  parameters,
+  async execute(args, context): Promise<ToolOutput> {
+    const pattern = args.pattern.trim();
+    if (isAbsolute(pattern) || pattern.split('/').includes('..')) {
+      return {
+        ok: false,
+        output: `The pattern '${pattern}' must stay inside the search folder: no absolute paths, no '..'. Use path to choose the folder.`,
+      };
+    }
+    const shown = args.path === undefined || args.path === '' ? '.' : args.path;
+    const base = await require_in_work_dir(context.work_dir, args.path ?? '');
+    if (!base.exists) throw new PathGuardError(`'${shown}' does not exist`);
+    const info = await stat(base.path).catch((error: unknown) => {
+      throw new PathGuardError(`'${shown}': ${error_text(error)}`);
+    });
+    if (!info.isDirectory()) {
+      throw new PathGuardError(`'${shown}' is a file, not a folder; glob searches folders`);
+    }
+    const found = await tiny_glob(pattern, {
+      cwd: base.path,
+      onlyFiles: true,
+      dot: false,
+      followSymbolicLinks: false,
+      expandDirectories: false,
+      signal: context.signal,
+      fs: ignoring_fs(new GitIgnoreFilter()),
+    });
+    context.signal.throwIfAborted();
+    const relative = found
+      .map((path) => (base.relative === '' ? path : `${base.relative}/${path}`))
+      .filter((path) => !path.startsWith('../') && !path.split('/').includes('.git'));
+    relative.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (relative.length === 0) return `No files match ${pattern} in ${shown}.`;
+    const kept = relative.slice(0, GLOB_MAX_RESULTS);
+    const more = relative.length - kept.length;
+    return more > 0
+      ? `${kept.join('\n')}\n(${more} more files not shown; narrow the pattern)`
+      : kept.join('\n');
+  },
+});

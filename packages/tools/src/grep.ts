@@ -1,0 +1,175 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { grep_js } from './grep_js.js';
+import { GrepCollector } from './grep_output.js';
+import { find_ripgrep, grep_rg } from './grep_rg.js';
+import { error_text, resolve_in_work_dir } from './guard.js';
+import { OverrideGlobs } from './override_glob.js';
+import { define_builtin } from './registry.js';
+import type { Tool, ToolOutput } from './tool.js';
+
+/** The most matching lines `grep` returns. */
+export const GREP_MAX_MATCHES = 500;
+/** The most context lines `grep` shows around a match. */
+export const GREP_MAX_CONTEXT = 20;
+
+/** Which engine searches: ripgrep's packaged binary, the JS fallback, or ripgrep when present. */
+export type GrepEngine = 'auto' | 'rg' | 'js';
+
+/** One text search. */
+export interface GrepOptions {
+  work_dir: string;
+  /** A regular expression (ripgrep syntax; a leading `(?i)` ignores case). */
+  pattern: string;
+  /** A folder or file under the work dir. Default: the work dir. */
+  path?: string;
+  /** Only files matching this glob (`*.ts`, `src/**`, `!*.min.js`), ripgrep's `--glob` rules. */
+  glob?: string;
+  /** Context lines before and after each match. Default 0. */
+  context?: number;
+  engine?: GrepEngine;
+  signal?: AbortSignal;
+  max_matches?: number;
+  max_chars?: number;
+}
+
+/** What a search found. `output` is the same text whichever engine ran. */
+export interface GrepResult {
+  ok: boolean;
+  output: string;
+  /** The engine that ran (`js` when `rg` was asked for but is not installed is never chosen: see `grep_search`). */
+  engine: 'rg' | 'js';
+  matches: number;
+  files: number;
+}
+
+/**
+ * Searches file contents under the work dir: `path:line:text` per matching line (paths relative to
+ * the work dir), `path-line-text` for context lines, `--` between groups.
+ *
+ * Contract: never throws. A refused path, a missing path, a bad pattern or glob, or `engine: 'rg'`
+ * without ripgrep installed give `ok: false` and a message. Files are taken in path order; hidden
+ * files, `.gitignore`d paths, symbolic links and binary files are skipped (a glob that matches a
+ * file overrides the first two, as `rg -g` does). At most `max_matches` matching lines
+ * (`GREP_MAX_MATCHES`) and `max_chars` characters, the stop noted. Honours `signal`.
+ */
+export async function grep_search(options: GrepOptions): Promise<GrepResult> {
+  const signal = options.signal ?? new AbortController().signal;
+  const fail = (output: string, engine: 'rg' | 'js' = 'js'): GrepResult => ({
+    ok: false,
+    output,
+    engine,
+    matches: 0,
+    files: 0,
+  });
+  if (options.pattern === '') return fail('pattern is empty.');
+  const context = Math.max(0, Math.min(GREP_MAX_CONTEXT, Math.floor(options.context ?? 0)));
+  const glob_list =
+    options.glob === undefined || options.glob.trim() === '' ? [] : [options.glob.trim()];
+  let globs: OverrideGlobs;
+  try {
+    globs = new OverrideGlobs(glob_list);
+  } catch (error) {
+    return fail(`invalid glob: ${(error as Error).message}`);
+  }
+  const shown = options.path === undefined || options.path === '' ? '.' : options.path;
+  const guarded = await resolve_in_work_dir(options.work_dir, options.path ?? '');
+  if (!guarded.ok) return fail(guarded.error);
+  if (!guarded.exists) return fail(`'${shown}' does not exist.`);
+  let is_file: boolean;
+  try {
+    is_file = !(await stat(guarded.path)).isDirectory();
+  } catch (error) {
+    return fail(`'${shown}': ${error_text(error)}`);
+  }
+
+  const wanted = options.engine ?? 'auto';
+  const rg_path = wanted === 'js' ? undefined : await find_ripgrep();
+  if (wanted === 'rg' && rg_path === undefined) {
+    return fail('ripgrep (@vscode/ripgrep) is not installed.', 'rg');
+  }
+  const engine = rg_path === undefined ? 'js' : 'rg';
+  const collector = new GrepCollector({
+    max_matches: Math.max(1, options.max_matches ?? GREP_MAX_MATCHES),
+    max_chars: Math.max(1_000, options.max_chars ?? 50_000),
+  });
+  const search = {
+    root: guarded.work_dir,
+    target: guarded.path,
+    target_relative: guarded.relative,
+    target_is_file: is_file,
+    pattern: options.pattern,
+    globs,
+    context,
+    collector,
+    signal,
+  };
+  const run =
+    rg_path === undefined ? await grep_js(search) : await grep_rg(rg_path, search, glob_list);
+  if (run.error !== undefined) {
+    return { ok: false, output: run.error, engine, matches: 0, files: 0 };
+  }
+  let output = collector.text();
+  if (collector.matches === 0) output = `No matches for ${options.pattern} in ${shown}.`;
+  if (collector.stopped === 'matches') {
+    output += `\n(stopped at ${collector.matches} matching lines; narrow the pattern, path or glob for the rest)`;
+  } else if (collector.stopped === 'chars') {
+    output += `\n(output limit reached after ${collector.matches} matching lines; narrow the pattern, path or glob for the rest)`;
+  }
+  if (run.skipped !== undefined) output += `\n(${run.skipped})`;
+  return { ok: true, output, engine, matches: collector.matches, files: collector.file_count };
+}
+
+const parameters = z
+  .object({
+    pattern: z
+      .string()
+      .describe(
+        'Regular expression to search for (ripgrep syntax; start with (?i) to ignore case).',
+      ),
+    path: z
+      .string()
+      .optional()
+      .describe('Folder or file to search, relative to the work dir. Default: the work dir.'),
+    glob: z
+      .string()
+      .optional()
+      .describe(
+        'Only search files matching this glob, e.g. "*.ts" or "src/**/*.py"; "!*.min.js" excludes.',
+      ),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(GREP_MAX_CONTEXT)
+      .optional()
+      .describe('Lines of context to show before and after each match. Default 0.'),
+  })
+  .strict();
+
+/** Arguments of `grep`. */
+export type GrepArgs = z.infer<typeof parameters>;
+
+/**
+ * `grep { pattern, path?, glob?, context? }`: regex search over file contents, through
+ * `grep_search` with ripgrep when it is installed and the JS engine otherwise.
+ */
+export const grep_tool: Tool<GrepArgs> = define_builtin({
+  name: 'grep',
+  description:
+    'Search file contents with a regular expression. Returns "path:line:text" for each matching ' +
+    'line (context lines as "path-line-text"). Respects .gitignore; skips hidden and binary files.',
+  parameters,
+  async execute(args, context): Promise<ToolOutput> {
+    const result = await grep_search({
+      work_dir: context.work_dir,
+      pattern: args.pattern,
+      path: args.path,
+      glob: args.glob,
+      context: args.context,
+      signal: context.signal,
+      max_chars: Math.max(1_000, (context.max_output_chars ?? 50_000) - 500),
+    });
+    return { ok: result.ok, output: result.output };
+  },
+});

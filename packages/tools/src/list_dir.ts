@@ -1,0 +1,93 @@
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import { z } from 'zod';
+import { error_text, PathGuardError, require_in_work_dir } from './guard.js';
+import { define_builtin } from './registry.js';
+import type { Tool, ToolOutput } from './tool.js';
+
+/** The most entries `list_dir` shows. */
+export const LIST_DIR_MAX_ENTRIES = 1_000;
+
+const parameters = z
+  .object({
+    path: z
+      .string()
+      .optional()
+      .describe('Folder to list, relative to the work dir. Default: the work dir.'),
+  })
+  .strict();
+
+/** Arguments of `list_dir`. */
+export type ListDirArgs = z.infer<typeof parameters>;
+
+/**
+ * `list_dir { path? }`: the entries of one folder, sorted by name.
+ *
+ * Contract: folders end in `/`, symbolic links show as `name -> target` (never followed), files
+ * show their size; names that are not valid UTF-8 are shown with replacement characters and
+ * marked; at most `LIST_DIR_MAX_ENTRIES` entries, the rest counted. Refuses a path the guard
+ * refuses, a missing path and a file (naming `read_file`).
+ */
+export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
+  name: 'list_dir',
+  description:
+    'List the entries of a folder (default: the work dir). Folders end in "/", links show their target.',
+  parameters,
+  async execute(args, context): Promise<ToolOutput> {
+    const shown = args.path === undefined || args.path === '' ? '.' : args.path;
+    const guarded = await require_in_work_dir(context.work_dir, args.path ?? '');
+    if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
+    let names: Buffer[];
+    try {
+      names = await readdir(guarded.path, { encoding: 'buffer' });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOTDIR') {
+        throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
+      }
+      throw new PathGuardError(`'${shown}' cannot be listed: ${error_text(error)}`);
+    }
+    if (names.length === 0) return `(${shown} is empty)`;
+    names.sort(Buffer.compare);
+    const kept = names.slice(0, LIST_DIR_MAX_ENTRIES);
+    const folder = Buffer.from(`${guarded.path}/`);
+    const lines: string[] = [];
+    for (const raw of kept) {
+      context.signal.throwIfAborted();
+      const name = describe_name(raw);
+      const full = Buffer.concat([folder, raw]);
+      try {
+        const stats = await lstat(full);
+        if (stats.isDirectory()) lines.push(`${name}/`);
+        else if (stats.isSymbolicLink()) lines.push(`${name} -> ${await readlink(full, 'utf8')}`);
+        else if (stats.isFile()) lines.push(`${name}  (${format_size(stats.size)})`);
+        else lines.push(`${name}  (special file)`);
+      } catch {
+        lines.push(`${name}  (vanished)`);
+      }
+    }
+    if (names.length > kept.length) {
+      lines.push(`(${names.length - kept.length} more entries not shown)`);
+    }
+    return lines.join('\n');
+  },
+});
+
+function describe_name(raw: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    return `${raw.toString('utf8')} [name is not valid UTF-8]`;
+  }
+}
+
+/** A byte count for people: `512 B`, `1.2 KB`, `3.4 MB`. */
+export function format_size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

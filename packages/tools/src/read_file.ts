@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { define_builtin } from './registry.js';
+import { open_in_work_dir } from './safe_fs.js';
+import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
+import type { Tool, ToolOutput } from './tool.js';
+
+/** Lines `read_file` returns when the model gives no `limit`. */
+export const READ_FILE_DEFAULT_LIMIT = 2_000;
+/** A longer line is cut to this many characters in `read_file`'s output. */
+export const READ_FILE_MAX_LINE_CHARS = 2_000;
+
+const CHUNK_BYTES = 1 << 20;
+// enough bytes for READ_FILE_MAX_LINE_CHARS characters of 4-byte UTF-8, and one more to notice a cut
+const LINE_BYTES = READ_FILE_MAX_LINE_CHARS * 4 + 4;
+
+const parameters = z
+  .object({
+    path: z.string().describe('Path of the file, relative to the work dir.'),
+    offset: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('1-based number of the first line to read. Default 1.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`How many lines to read. Default ${READ_FILE_DEFAULT_LIMIT}.`),
+  })
+  .strict();
+
+/** Arguments of `read_file`. */
+export type ReadFileArgs = z.infer<typeof parameters>;
+
+/**
+ * `read_file { path, offset?, limit? }`: lines of a text file, numbered like `cat -n`.
+ *
+ * Contract: streams the file (memory stays bounded whatever its size, and reading the first lines
+ * of a 2 GB file costs what reading those lines costs); refuses a binary file, a folder, a path the
+ * guard refuses; stops at a line holding binary data (a NUL byte); cuts lines longer than `READ_FILE_MAX_LINE_CHARS`; stops before the executor's
+ * output limit and says which `offset` continues; honours the abort signal between chunks.
+ */
+export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
+  name: 'read_file',
+  description:
+    'Read a text file. Returns numbered lines ("   12\\tline"). Use offset and limit to read part ' +
+    `of a large file (default: the first ${READ_FILE_DEFAULT_LIMIT} lines).`,
+  parameters,
+  async execute(args, context): Promise<ToolOutput> {
+    const first = args.offset ?? 1;
+    const limit = args.limit ?? READ_FILE_DEFAULT_LIMIT;
+    const budget = Math.max(1_000, (context.max_output_chars ?? 50_000) - 500);
+    const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
+    try {
+      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead: sample_size } = await handle.read(
+        buffer,
+        0,
+        Math.min(BINARY_SAMPLE_BYTES, CHUNK_BYTES),
+        0,
+      );
+      if (looks_binary(buffer.subarray(0, sample_size))) {
+        return {
+          ok: false,
+          output: `'${args.path}' looks like a binary file (${size} bytes); read_file shows text files only.`,
+        };
+      }
+      if (size === 0 && sample_size === 0) return '(empty file)';
+
+      const out: string[] = [];
+      let out_chars = 0;
+      let line = 1;
+      let pieces: Buffer[] = [];
+      let piece_bytes = 0;
+      let line_has_bytes = false;
+      let stopped: 'limit' | 'budget' | 'binary' | undefined;
+      let position = 0;
+      const last = first + limit - 1;
+
+      const emit = (): boolean => {
+        const text = render_line(Buffer.concat(pieces, piece_bytes));
+        const entry = `${String(line).padStart(6)}\t${text}`;
+        if (out_chars + entry.length + 1 > budget && out.length > 0) return false;
+        out.push(entry);
+        out_chars += entry.length + 1;
+        return true;
+      };
+
+      reading: while (true) {
+        context.signal.throwIfAborted();
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        const chunk = buffer.subarray(0, bytesRead);
+        let start = 0;
+        while (start < bytesRead) {
+          if (line < first) {
+            // skipping: count newlines only
+            const newline = chunk.indexOf(10, start);
+            if (newline === -1) {
+              line_has_bytes = true;
+              break;
+            }
+            line += 1;
+            line_has_bytes = false;
+            start = newline + 1;
+            continue;
+          }
+          if (line > last) {
+            stopped = 'limit';
+            break reading;
+          }
+          const newline = chunk.indexOf(10, start);
+          const end = newline === -1 ? bytesRead : newline;
+          if (end > start) {
+            line_has_bytes = true;
+            if (piece_bytes < LINE_BYTES) {
+              const take = chunk.subarray(start, Math.min(end, start + LINE_BYTES - piece_bytes));
+              if (take.includes(0)) {
+                // text at the start, binary further on (a log with holes, an archive): stop here
+                stopped = 'binary';
+                break reading;
+              }
+              // copy: `buffer` is reused for the next chunk
+              pieces.push(Buffer.from(take));
+              piece_bytes += take.length;
+            }
+          }
+          if (newline === -1) break;
+          if (!emit()) {
+            stopped = 'budget';
+            break reading;
+          }
+          pieces = [];
+          piece_bytes = 0;
+          line_has_bytes = false;
+          line += 1;
+          start = newline + 1;
+        }
+      }
+      if (stopped === undefined && line_has_bytes && line >= first && line <= last) {
+        if (emit()) line += 1;
+        else stopped = 'budget';
+      } else if (stopped === undefined && line_has_bytes) {
+        line += 1;
+      }
+      const lines_seen = line - 1;
+      if (out.length === 0 && stopped === 'binary') {
+        return {
+          ok: false,
+          output: `line ${line} of '${args.path}' holds binary data; read_file shows text only.`,
+        };
+      }
+      if (out.length === 0 && stopped === undefined) {
+        return {
+          ok: false,
+          output: `offset ${first} is past the end of '${args.path}', which has ${lines_seen} line${lines_seen === 1 ? '' : 's'}.`,
+        };
+      }
+      const shown_last = first + out.length - 1;
+      let text = out.join('\n');
+      if (stopped === 'limit') {
+        text += `\n(lines ${first}-${shown_last} shown; the file goes on: call read_file with offset=${shown_last + 1} for more)`;
+      } else if (stopped === 'binary') {
+        text += `\n(line ${line} holds binary data; stopped before it)`;
+      } else if (stopped === 'budget') {
+        text += `\n(output limit reached after line ${shown_last}; call read_file with offset=${shown_last + 1} for more)`;
+      }
+      return text;
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  },
+});
+
+function render_line(bytes: Buffer): string {
+  const cut_bytes = bytes.length >= LINE_BYTES;
+  let text = bytes.toString('utf8');
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  if (text.length > READ_FILE_MAX_LINE_CHARS || cut_bytes) {
+    return `${text.slice(0, READ_FILE_MAX_LINE_CHARS)} …[line cut at ${READ_FILE_MAX_LINE_CHARS} characters]`;
+  }
+  return text;
+}
