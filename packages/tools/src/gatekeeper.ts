@@ -89,10 +89,12 @@ export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<Gi
     async execute(args, context): Promise<ToolOutput> {
       const inside = await git(['rev-parse', '--is-inside-work-tree'], context);
       if (inside.spawn_error !== undefined) return git_failure('rev-parse', inside);
-      if (inside.exit_code !== 0 || inside.output.trim() !== 'true') {
+      if (inside.exit_code !== 0 || inside.output.trim().split('\n').at(-1) !== 'true') {
         return {
           ok: false,
-          output: `Not committed: ${context.work_dir} is not inside a git repository.`,
+          output:
+            `Not committed: ${context.work_dir} is not inside a git repository.\n` +
+            inside.output.trim(),
           error: 'not a git repository',
         };
       }

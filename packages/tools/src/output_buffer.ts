@@ -55,16 +55,31 @@ export class HeadTailBuffer {
 
   /** The kept output as text (UTF-8, invalid sequences replaced), the cut marked. */
   text(): string {
-    const head = Buffer.concat(this.#head).toString('utf8');
-    let tail_bytes = Buffer.concat(this.#tail);
-    if (tail_bytes.length > this.#tail_limit) {
-      tail_bytes = tail_bytes.subarray(tail_bytes.length - this.#tail_limit);
-    }
-    if (!this.truncated) return head + tail_bytes.toString('utf8');
-    // skip UTF-8 continuation bytes so the tail starts on a character
-    let start = 0;
-    while (start < tail_bytes.length && start < 3 && (tail_bytes[start]! & 0xc0) === 0x80) start++;
-    const dropped = this.#total - this.#head_size - tail_bytes.length + start;
-    return `${head}\n[… ${dropped} bytes of output cut …]\n${tail_bytes.subarray(start).toString('utf8')}`;
+    let tail = Buffer.concat(this.#tail);
+    if (tail.length > this.#tail_limit) tail = tail.subarray(tail.length - this.#tail_limit);
+    if (!this.truncated) return Buffer.concat([...this.#head, tail]).toString('utf8');
+    const head = without_broken_end(Buffer.concat(this.#head));
+    const start = broken_start_length(tail);
+    const dropped = this.#total - head.length - tail.length + start;
+    return `${head.toString('utf8')}\n[… ${dropped} bytes of output cut …]\n${tail.subarray(start).toString('utf8')}`;
   }
+}
+
+/** Continuation bytes at the start of a cut: the rest of a character whose start was dropped. */
+function broken_start_length(bytes: Buffer): number {
+  let start = 0;
+  while (start < bytes.length && start < 3 && (bytes[start]! & 0xc0) === 0x80) start++;
+  return start;
+}
+
+/** `bytes` without a character cut off at its end. */
+function without_broken_end(bytes: Buffer): Buffer {
+  // find the lead byte of the last character and check it is complete
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return size > back ? bytes.subarray(0, bytes.length - back) : bytes;
+  }
+  return bytes;
 }
