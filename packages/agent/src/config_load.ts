@@ -38,6 +38,8 @@ export interface ConfigSource {
 export interface LoadConfigOptions {
   /** The folder the agent works in (default: the process's cwd). Must exist. */
   work_dir?: string;
+  /** Where `work_dir` came from, for `sources` (default: a flag when given, else the cwd). */
+  work_dir_source?: ConfigSource;
   /** A config file to use instead of `<work_dir>/.lich/config.json` (`--config`); must exist. */
   config_path?: string;
   /** The environment (default `process.env`). */
@@ -168,9 +170,11 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   const merged: Record<string, unknown> = {};
   const sources: Record<string, ConfigSource> = {};
   for (const key of CONFIG_KEYS) sources[key] = { layer: 'default', detail: 'default' };
-  sources.work_dir = options.work_dir
-    ? { layer: 'flag', detail: 'flag --work-dir' }
-    : { layer: 'default', detail: 'current folder' };
+  sources.work_dir =
+    options.work_dir_source ??
+    (options.work_dir
+      ? { layer: 'flag', detail: 'flag --work-dir' }
+      : { layer: 'default', detail: 'current folder' });
 
   const files: string[] = [];
   const layers: [string, ConfigSource['layer'], boolean][] = [

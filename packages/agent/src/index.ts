@@ -1,3 +1,9 @@
+export {
+  Agent,
+  type AgentOptions,
+  type AgentRunOptions,
+  type AgentRunResult,
+} from './agent.js';
 export { ConfigError } from './config_error.js';
 export {
   parse_cli_value,
@@ -9,6 +15,7 @@ export {
   user_config_path,
   write_config_file,
 } from './config_file.js';
+export { CONFIG_SCHEMA_PATH, config_json_schema } from './config_json_schema.js';
 export {
   type ConfigFlags,
   type ConfigSource,
@@ -19,6 +26,7 @@ export {
   load_config,
   make_config,
 } from './config_load.js';
+export { REDACTED, redact_config } from './config_redact.js';
 export {
   type AgentConfig,
   COMPRESSION_SCHEMA,
@@ -42,5 +50,23 @@ export {
   ollama_base_url,
   probe_ollama,
 } from './env_providers.js';
+export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
 export { edit_distance, nearest_word } from './nearest_word.js';
+export {
+  find_project_instructions,
+  PROJECT_INSTRUCTIONS_FILE,
+  PROJECT_INSTRUCTIONS_LIMIT,
+  type ProjectInstructions,
+  with_project_instructions,
+} from './project_instructions.js';
+export {
+  BUILT_IN_KINDS,
+  create_provider_chat,
+  create_router,
+  lazy_factory,
+  type ProviderChatOptions,
+  to_provider_config,
+} from './provider_chat.js';
+export { tool_allowed } from './tool_allowlist.js';
 export { find_unknown_keys, type UnknownKey } from './unknown_keys.js';
+export { add_usage_into, collect_usage, zero_usage } from './usage_total.js';

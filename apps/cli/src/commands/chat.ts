@@ -1,0 +1,142 @@
+import { createInterface } from 'node:readline';
+import type { Agent } from '@lich/agent';
+import type { Message } from '@lich/core';
+import type { SessionHandle } from '@lich/session';
+import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
+import { load_cli_config } from '../cli_config.js';
+import type { Command, CommandContext } from '../context.js';
+import { EXIT } from '../exit_codes.js';
+import { help_text } from '../help.js';
+import { resolve_session } from '../session_ids.js';
+import { execute_task, make_agent, report_no_provider } from './run.js';
+
+/** What a chat starts from. */
+export interface ChatStart {
+  agent: Agent;
+  session: SessionHandle | null;
+  history: Message[];
+  show_reasoning: boolean;
+}
+
+const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
+
+/**
+ * The REPL: one line in, one answer out, the history kept across turns and recorded into one
+ * session. Ends at `/exit` or the end of the input; Ctrl+C aborts the answer being written, and
+ * at the prompt leaves. Resolves with 0, or 1 when a turn failed.
+ */
+export async function chat_loop(context: CommandContext, start: ChatStart): Promise<number> {
+  const { stdin, stderr } = context.io;
+  const interactive = stdin.isTTY === true;
+  const lines = createInterface({
+    input: stdin,
+    output: interactive ? stderr : undefined,
+    terminal: interactive,
+    prompt: interactive ? `${context.err.bold('›')} ` : '',
+  });
+  let history = start.history;
+  let failed = false;
+  let interrupted = false;
+  lines.on('SIGINT', () => {
+    interrupted = true;
+    lines.close();
+  });
+  if (interactive) {
+    const session = start.session ? `; session ${start.session.id}` : '';
+    context.say(context.err.dim(`lich chat — /exit to leave${session}`));
+    lines.prompt();
+  }
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (line === '') {
+      if (interactive) lines.prompt();
+      continue;
+    }
+    if (EXIT_WORDS.has(line)) break;
+    // The prompt's own SIGINT handling would swallow Ctrl+C meant for the run.
+    lines.pause();
+    const outcome = await execute_task(context, {
+      agent: start.agent,
+      input: line,
+      history,
+      session: start.session,
+      json: false,
+      show_reasoning: start.show_reasoning,
+    });
+    if (outcome.transcript) history = outcome.transcript;
+    if (outcome.code === EXIT.FAILURE || outcome.code === EXIT.USAGE) failed = true;
+    lines.resume();
+    if (interactive) lines.prompt();
+  }
+  lines.close();
+  if (interrupted) return EXIT.ABORTED;
+  return failed ? EXIT.FAILURE : EXIT.OK;
+}
+
+/** Opens the chat's session: the resumed one (with its history), a new one, or none. */
+export async function open_chat_session(
+  context: CommandContext,
+  agent: Agent,
+  options: { resume?: string; no_session: boolean; command: string },
+): Promise<{ session: SessionHandle | null; history: Message[] }> {
+  if (options.resume !== undefined) {
+    const summary = await resolve_session(
+      agent.config.session_dir,
+      options.resume,
+      options.command,
+    );
+    const { SessionStore, conversation_of } = await import('@lich/session');
+    const store = new SessionStore({ session_dir: agent.config.session_dir });
+    const session = await store.open(summary.id);
+    const history = conversation_of(session.state).filter((message) => message.role !== 'system');
+    context.say(context.err.dim(`resumed session ${summary.id} (${history.length} messages)`));
+    return { session, history };
+  }
+  if (options.no_session) return { session: null, history: [] };
+  return { session: await agent.create_session(), history: [] };
+}
+
+/** `lich chat [--resume <id>]`. */
+export const command_chat: Command = async (context) => {
+  const { values, positionals } = parse_command_args('chat', context.argv, {
+    ...AGENT_OPTIONS,
+    resume: { type: 'string' },
+  });
+  if (values.help) {
+    context.io.stdout.write(`${help_text('chat')}\n`);
+    return EXIT.OK;
+  }
+  if (positionals.length > 0) {
+    const { UsageError } = await import('../usage_error.js');
+    throw new UsageError(
+      `chat takes no task; type it at the prompt (or: lich "${positionals.join(' ')}")`,
+      'chat',
+    );
+  }
+  const loaded = await load_cli_config(context, 'chat', values, {
+    detect_providers: true,
+    agent_flags: true,
+  });
+  if (loaded === null) return EXIT.USAGE;
+  if (report_no_provider(context, loaded.config)) return EXIT.USAGE;
+  const agent = await make_agent(context, loaded.config);
+  let session: SessionHandle | null = null;
+  try {
+    const resume = string_option(values.resume);
+    const opened = await open_chat_session(context, agent, {
+      ...(resume === undefined ? {} : { resume }),
+      no_session: values['no-session'] === true,
+      command: 'chat',
+    });
+    session = opened.session;
+    return await chat_loop(context, {
+      agent,
+      session,
+      history: opened.history,
+      show_reasoning: values['show-reasoning'] === true,
+    });
+  } finally {
+    await session?.close();
+    await agent.close();
+  }
+};

@@ -1,0 +1,90 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { CONFIG_OPTIONS, parse_command_args, string_option } from '../args.js';
+import type { Command } from '../context.js';
+import { EXIT } from '../exit_codes.js';
+import { help_text } from '../help.js';
+
+const SESSIONS_PATTERN = '.lich/sessions/';
+
+/** Whether a .gitignore already keeps the sessions folder out. */
+function ignores_sessions(text: string): boolean {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim().replace(/^\//, '').replace(/\/$/, ''))
+    .some((line) => line === '.lich/sessions' || line === '.lich' || line === '.lich/*');
+}
+
+/** `$schema`: relative to the config file when the schema lives inside the work dir. */
+function schema_reference(schema_path: string, config_path: string, work_dir: string): string {
+  const inside = !relative(work_dir, schema_path).startsWith('..');
+  if (!inside) return schema_path;
+  return relative(dirname(config_path), schema_path).split(sep).join('/');
+}
+
+/**
+ * `lich init`: writes `<work_dir>/.lich/config.json` with `$schema` and adds `.lich/sessions/` to
+ * the work dir's `.gitignore`. An existing config is kept unless `--force`.
+ */
+export const command_init: Command = async (context) => {
+  const { values, positionals } = parse_command_args('init', context.argv, {
+    ...CONFIG_OPTIONS,
+    force: { type: 'boolean' },
+  });
+  if (values.help) {
+    context.io.stdout.write(`${help_text('init')}\n`);
+    return EXIT.OK;
+  }
+  if (positionals.length > 0) {
+    const { UsageError } = await import('../usage_error.js');
+    throw new UsageError(`init takes no arguments, got '${positionals.join(' ')}'`, 'init');
+  }
+  const work_dir = resolve(context.io.cwd, string_option(values['work-dir']) ?? '.');
+  const { CONFIG_SCHEMA_PATH, ConfigError, project_config_path, write_config_file } = await import(
+    '@lich/agent'
+  );
+  try {
+    await access(work_dir);
+  } catch {
+    context.say(
+      `${context.err.red('lich:')} ${new ConfigError(`work dir ${work_dir} does not exist`).message}`,
+    );
+    return EXIT.USAGE;
+  }
+  const config_path = project_config_path(work_dir);
+  let exists = true;
+  try {
+    await access(config_path);
+  } catch {
+    exists = false;
+  }
+  if (exists && !values.force) {
+    context.say(`${config_path} exists; left as it is (--force overwrites it)`);
+  } else {
+    await write_config_file(config_path, {
+      $schema: schema_reference(CONFIG_SCHEMA_PATH, config_path, work_dir),
+      providers: [],
+      max_turns: 50,
+      mcp_servers: {},
+    });
+    context.say(`wrote ${config_path}`);
+    context.say(
+      context.err.dim(
+        'providers: [] means the environment decides (OPENAI_API_KEY, ANTHROPIC_API_KEY, Ollama); see lich config',
+      ),
+    );
+  }
+  const gitignore = join(work_dir, '.gitignore');
+  let text = '';
+  try {
+    text = await readFile(gitignore, 'utf8');
+  } catch {
+    // no .gitignore yet: one is created
+  }
+  if (!ignores_sessions(text)) {
+    const separator = text === '' || text.endsWith('\n') ? '' : '\n';
+    await writeFile(gitignore, `${text}${separator}${SESSIONS_PATTERN}\n`);
+    context.say(`added ${SESSIONS_PATTERN} to ${gitignore}`);
+  }
+  return EXIT.OK;
+};

@@ -1,0 +1,189 @@
+import type { Agent, AgentConfig } from '@lich/agent';
+import type { Message } from '@lich/core';
+import type { SessionHandle } from '@lich/session';
+import { AGENT_OPTIONS, parse_command_args } from '../args.js';
+import { load_cli_config } from '../cli_config.js';
+import type { Command, CommandContext } from '../context.js';
+import { EXIT } from '../exit_codes.js';
+import { help_text } from '../help.js';
+import { on_interrupt } from '../interrupt.js';
+import { NO_PROVIDER_MESSAGE } from '../no_provider.js';
+import { ProgressView } from '../progress.js';
+import { format_bytes, read_stdin, with_stdin_context } from '../stdin.js';
+import { UsageError } from '../usage_error.js';
+import { version } from '../version.js';
+
+/** The options `lich "task"` and `lich run` take. */
+export const RUN_OPTIONS = { ...AGENT_OPTIONS, json: { type: 'boolean' } } as const;
+
+/** How one task is run by `execute_task`. */
+export interface TaskOptions {
+  agent: Agent;
+  input: string;
+  history?: readonly Message[];
+  /** The session to record into, or null for none. */
+  session: SessionHandle | null;
+  json: boolean;
+  show_reasoning: boolean;
+}
+
+/** Prints the "no provider" lines when the chain is empty; returns whether it did. */
+export function report_no_provider(context: CommandContext, config: AgentConfig): boolean {
+  if (config.providers.length > 0) return false;
+  context.say(`${context.err.red('lich:')} ${NO_PROVIDER_MESSAGE[0]}`);
+  context.say(NO_PROVIDER_MESSAGE[1] as string);
+  return true;
+}
+
+function error_text(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** How a task ended: the exit code and, when the run finished, the conversation after it. */
+export interface TaskOutcome {
+  code: number;
+  transcript: Message[] | null;
+}
+
+/**
+ * Runs one task with progress on stderr and the answer (or the `--json` document) on stdout.
+ * Resolves with the exit code: 0 answered, 1 the model or provider failed, 2 a plugin could not
+ * be loaded, 130 aborted; and the transcript to continue from. Never rejects for a failed run.
+ */
+export async function execute_task(
+  context: CommandContext,
+  options: TaskOptions,
+): Promise<TaskOutcome> {
+  const { agent, session } = options;
+  const view = new ProgressView({
+    stdout: context.io.stdout,
+    stderr: context.io.stderr,
+    out: context.out,
+    err: context.err,
+    show_reasoning: options.show_reasoning,
+    write_answer: !options.json,
+  });
+  const interrupt = on_interrupt((text) => {
+    view.stop();
+    context.say(context.err.yellow(text));
+  });
+  const session_path = session?.path ?? null;
+  try {
+    const result = await agent.run({
+      input: options.input,
+      ...(options.history === undefined ? {} : { history: options.history }),
+      signal: interrupt.signal,
+      session: session ?? false,
+      on_event: view.listener,
+    });
+    const { outcome } = result;
+    if (options.json) {
+      const document = {
+        answer: outcome.final,
+        stopped_reason: outcome.stopped_reason,
+        turns_used: outcome.turns_used,
+        usage: result.usage_total,
+        session_path,
+        tool_calls: view.tool_calls,
+        provider: outcome.last_result?.provider ?? null,
+        model: outcome.last_result?.model ?? null,
+      };
+      context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    }
+    if (outcome.stopped_reason === 'aborted') {
+      context.say(context.err.yellow(`aborted${session_path ? `; session: ${session_path}` : ''}`));
+      return { code: EXIT.ABORTED, transcript: result.transcript };
+    }
+    return { code: EXIT.OK, transcript: result.transcript };
+  } catch (error) {
+    view.stop();
+    const { ConfigError } = await import('@lich/agent');
+    if (options.json) {
+      const document = {
+        answer: null,
+        stopped_reason: 'error',
+        error: error_text(error),
+        usage: null,
+        session_path,
+        tool_calls: view.tool_calls,
+      };
+      context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    }
+    context.say(`${context.err.red('lich:')} ${error_text(error)}`);
+    if (interrupt.signal.aborted) return { code: EXIT.ABORTED, transcript: null };
+    return { code: ConfigError.is_instance(error) ? EXIT.USAGE : EXIT.FAILURE, transcript: null };
+  } finally {
+    interrupt.dispose();
+    view.stop();
+  }
+}
+
+/**
+ * Builds the Agent for a command from loaded config: the CLI's version in sessions, warnings on
+ * stderr.
+ */
+export async function make_agent(context: CommandContext, config: AgentConfig): Promise<Agent> {
+  const { Agent } = await import('@lich/agent');
+  return new Agent({
+    config,
+    env: context.io.env,
+    lich_version: version(),
+    on_warning: (text) => context.warn(text),
+    on_provider_event: (event) => {
+      const line =
+        event.type === 'provider_retry'
+          ? `${event.provider} (${event.model}): ${event.reason}; retry ${event.attempt} of ${event.max_retries} in ${event.delay_ms} ms`
+          : `${event.from_provider} (${event.from_model}) failed: ${event.reason}; trying ${event.to_provider} (${event.to_model})`;
+      context.say(context.err.dim(line));
+    },
+  });
+}
+
+/**
+ * `lich "task"` / `lich run "task"`: one task, the answer on stdout, progress on stderr; piped
+ * stdin is added as context (clamped to half the context window, with a warning).
+ */
+export const command_run: Command = async (context) => {
+  const { values, positionals } = parse_command_args('run', context.argv, RUN_OPTIONS);
+  if (values.help) {
+    context.io.stdout.write(`${help_text('run')}\n`);
+    return EXIT.OK;
+  }
+  const loaded = await load_cli_config(context, 'run', values, {
+    detect_providers: true,
+    agent_flags: true,
+  });
+  if (loaded === null) return EXIT.USAGE;
+  const { config } = loaded;
+  let input = positionals.join(' ').trim();
+  if (context.io.stdin.isTTY !== true && context.io.env.LICH_NO_STDIN !== '1') {
+    // Half the context window, at about 4 characters per token, leaves room to work.
+    const limit = Math.floor(config.context_window * 2);
+    const piped = await read_stdin(context.io.stdin, limit);
+    if (piped.clamped) {
+      context.warn(
+        `stdin is ${format_bytes(piped.bytes)}; kept ${format_bytes(piped.text.length)} (its start and end) to fit the context window`,
+      );
+    }
+    input = with_stdin_context(input, piped.text);
+  }
+  if (input.trim() === '') {
+    throw new UsageError('no task given: lich "what to do" (or pipe it on stdin)', 'run');
+  }
+  if (report_no_provider(context, config)) return EXIT.USAGE;
+  const agent = await make_agent(context, config);
+  const session = values['no-session'] ? null : await agent.create_session();
+  try {
+    const outcome = await execute_task(context, {
+      agent,
+      input,
+      session,
+      json: values.json === true,
+      show_reasoning: values['show-reasoning'] === true,
+    });
+    return outcome.code;
+  } finally {
+    await session?.close();
+    await agent.close();
+  }
+};

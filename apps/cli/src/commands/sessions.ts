@@ -1,0 +1,186 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Message } from '@lich/core';
+import {
+  AGENT_OPTIONS,
+  integer_option,
+  type ParsedValues,
+  parse_command_args,
+  string_option,
+} from '../args.js';
+import { load_cli_config } from '../cli_config.js';
+import type { Command, CommandContext } from '../context.js';
+import { EXIT } from '../exit_codes.js';
+import { help_text } from '../help.js';
+import { resolve_session } from '../session_ids.js';
+import { UsageError } from '../usage_error.js';
+import { chat_loop, open_chat_session } from './chat.js';
+import { execute_task, make_agent, report_no_provider } from './run.js';
+
+const SUBCOMMANDS = ['list', 'show', 'resume', 'search', 'export'];
+
+function one_line(text: string, width: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+function render_message(context: CommandContext, message: Message): string {
+  const { out } = context;
+  switch (message.role) {
+    case 'system':
+      return `${out.dim('system:')} ${one_line(message.content, 100)}`;
+    case 'user':
+      return `${out.bold('user:')} ${message.content}`;
+    case 'assistant': {
+      const calls = (message.tool_calls ?? []).map(
+        (call) => `  ${out.cyan('→')} ${call.name} ${one_line(call.arguments, 90)}`,
+      );
+      const text =
+        message.content.trim() === '' ? [] : [`${out.bold('assistant:')} ${message.content}`];
+      if (text.length === 0 && calls.length > 0) text.push(out.bold('assistant:'));
+      return [...text, ...calls].join('\n');
+    }
+    case 'tool': {
+      const mark = message.is_error ? out.red('✗') : out.green('✓');
+      return `  ${mark} ${message.name ?? 'tool'}: ${out.dim(one_line(message.content, 100))}`;
+    }
+  }
+}
+
+async function list(context: CommandContext, session_dir: string, values: ParsedValues) {
+  const { list_sessions } = await import('@lich/session');
+  const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
+  const sessions = (await list_sessions(session_dir))
+    .sort((a, b) => b.updated.localeCompare(a.updated))
+    .slice(0, limit);
+  if (values.json) {
+    context.io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  if (sessions.length === 0) {
+    context.say(`no sessions in ${session_dir}`);
+    return EXIT.OK;
+  }
+  for (const session of sessions) {
+    const when = session.updated.replace('T', ' ').slice(0, 16);
+    const runs = `${session.runs} run${session.runs === 1 ? '' : 's'}`;
+    const title = session.problem ? context.out.red(session.problem) : one_line(session.title, 70);
+    context.io.stdout.write(`${session.id}  ${context.out.dim(`${when}  ${runs}`)}  ${title}\n`);
+  }
+  return EXIT.OK;
+}
+
+/** `lich sessions list|show|resume|search|export`. */
+export const command_sessions: Command = async (context) => {
+  const { values, positionals } = parse_command_args('sessions', context.argv, {
+    ...AGENT_OPTIONS,
+    json: { type: 'boolean' },
+    limit: { type: 'string' },
+    out: { type: 'string' },
+  });
+  const [subcommand, ...rest] = positionals;
+  if (values.help || subcommand === undefined) {
+    context.io.stdout.write(`${help_text('sessions')}\n`);
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  if (!SUBCOMMANDS.includes(subcommand)) {
+    throw new UsageError(`unknown subcommand 'sessions ${subcommand}'`, 'sessions', {
+      word: subcommand,
+      candidates: SUBCOMMANDS,
+    });
+  }
+  const resuming = subcommand === 'resume';
+  const loaded = await load_cli_config(context, 'sessions', values, {
+    detect_providers: resuming,
+    agent_flags: resuming,
+  });
+  if (loaded === null) return EXIT.USAGE;
+  const { session_dir } = loaded.config;
+  const session = await import('@lich/session');
+  const needs_id = (what: string) => {
+    const id = rest[0];
+    if (id === undefined) throw new UsageError(`sessions ${what} needs a session id`, 'sessions');
+    return id;
+  };
+  switch (subcommand) {
+    case 'list':
+      return list(context, session_dir, values);
+    case 'show': {
+      const summary = await resolve_session(session_dir, needs_id('show'), 'sessions');
+      const messages = await session.read_session_messages(summary.path);
+      if (values.json) {
+        context.io.stdout.write(`${JSON.stringify(messages, null, 2)}\n`);
+        return EXIT.OK;
+      }
+      context.say(context.err.dim(`${summary.id}  ${summary.path}`));
+      for (const message of messages) {
+        context.io.stdout.write(`${render_message(context, message)}\n`);
+      }
+      return EXIT.OK;
+    }
+    case 'search': {
+      const query = rest.join(' ');
+      if (query === '')
+        throw new UsageError('sessions search needs the text to look for', 'sessions');
+      const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
+      const hits = await session.search_sessions(session_dir, query, { limit });
+      if (values.json) {
+        context.io.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
+        return EXIT.OK;
+      }
+      if (hits.length === 0) context.say(`no session mentions '${query}'`);
+      for (const hit of hits) {
+        context.io.stdout.write(
+          `${hit.session_id}:${hit.line}  ${context.out.dim(`${hit.message.role}:`)} ${hit.excerpt}\n`,
+        );
+      }
+      return EXIT.OK;
+    }
+    case 'export': {
+      const summary = await resolve_session(session_dir, needs_id('export'), 'sessions');
+      const markdown = await session.export_markdown(summary.path);
+      const out = string_option(values.out);
+      if (out === undefined) {
+        context.io.stdout.write(markdown.endsWith('\n') ? markdown : `${markdown}\n`);
+      } else {
+        const target = resolve(context.io.cwd, out);
+        await writeFile(target, markdown);
+        context.say(`wrote ${target}`);
+      }
+      return EXIT.OK;
+    }
+    default: {
+      const id = needs_id('resume');
+      if (report_no_provider(context, loaded.config)) return EXIT.USAGE;
+      const agent = await make_agent(context, loaded.config);
+      const opened = await open_chat_session(context, agent, {
+        resume: id,
+        no_session: false,
+        command: 'sessions',
+      });
+      try {
+        const task = rest.slice(1).join(' ').trim();
+        if (task === '') {
+          return await chat_loop(context, {
+            agent,
+            session: opened.session,
+            history: opened.history,
+            show_reasoning: values['show-reasoning'] === true,
+          });
+        }
+        const outcome = await execute_task(context, {
+          agent,
+          input: task,
+          history: opened.history,
+          session: opened.session,
+          json: values.json === true,
+          show_reasoning: values['show-reasoning'] === true,
+        });
+        return outcome.code;
+      } finally {
+        await opened.session?.close();
+        await agent.close();
+      }
+    }
+  }
+};

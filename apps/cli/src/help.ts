@@ -1,0 +1,176 @@
+/** The commands `lich` knows, in the order `--help` lists them. */
+export const COMMANDS = [
+  'run',
+  'chat',
+  'sessions',
+  'mcp',
+  'init',
+  'config',
+  'update',
+  'help',
+] as const;
+
+/** A command name. */
+export type CommandName = (typeof COMMANDS)[number];
+
+const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_compat, anthropic, ollama
+  -m, --model <name>    the model of the first provider
+  --base-url <url>      the base URL of the first provider
+  -C, --work-dir <dir>  the folder the agent works in (default: the current folder)
+  --max-turns <n>       model calls allowed for the task
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  --no-session          do not record a session
+  --show-reasoning      print the model's reasoning on stderr
+  -h, --help            show this help`;
+
+const MAIN = `lich — an AI agent harness at your terminal
+
+Usage:
+  lich "task"                 run one task in the current folder; the answer goes to stdout
+  lich <command> [options]
+
+Commands:
+  run "task"                  the same as lich "task"
+  chat                        a line-by-line conversation over one session
+  sessions list|show|resume|search|export
+                              the recorded sessions of this folder
+  mcp list|add|enable|disable|remove
+                              the MCP servers in this folder's config
+  init                        write .lich/config.json and ignore .lich/sessions/ in git
+  config [get|set|unset]      the effective config and where each value comes from
+  update                      install the latest @lich/cli from npm
+  help [command]              help for a command
+
+Options:
+  --json                      print one JSON result document instead of the answer
+${AGENT_FLAGS}
+  -v, --version               print the version
+
+Piped stdin is added to the task as context. Exit codes: 0 success, 1 model or provider
+failure, 2 usage or config error, 130 aborted (Ctrl+C).
+Run 'lich <command> --help' for the options of a command.`;
+
+const RUN = `Usage: lich "task" [options]
+       lich run "task" [options]
+
+Runs one task. The answer streams to stdout and nothing else does; progress (a spinner, one line
+per tool call, the reasoning with --show-reasoning) goes to stderr. Piped stdin is added to the
+task as context (clamped when larger than the context window allows).
+
+Options:
+  --json                print one JSON document: answer, stopped_reason, usage, session_path,
+                        tool_calls
+${AGENT_FLAGS}
+
+Exit codes: 0 success, 1 model or provider failure, 2 usage or config error, 130 aborted.`;
+
+const CHAT = `Usage: lich chat [options]
+
+A conversation, one line per message, over one session: the history is kept across turns.
+Type /exit (or end the input) to leave; Ctrl+C aborts the answer being written. Works over a pipe.
+
+Options:
+  --resume <id>         continue a recorded session (an id, or a unique prefix of one)
+${AGENT_FLAGS}`;
+
+const SESSIONS = `Usage: lich sessions <subcommand> [options]
+
+Subcommands:
+  list                  the sessions of this folder, newest first
+  show <id>             the messages of a session
+  resume <id> ["task"]  continue a session: run a task, or chat when no task is given
+  search <text>         sessions whose messages contain the text
+  export <id>           the session as Markdown (to stdout, or --out <file>)
+
+Options:
+  --limit <n>           how many sessions list and search print (default 20)
+  --out <file>          where export writes
+  --json                machine-readable output for list, show and search
+  -C, --work-dir <dir>  the folder whose sessions to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const MCP = `Usage: lich mcp <subcommand> [options]
+
+Edits the mcp_servers of <work-dir>/.lich/config.json.
+
+Subcommands:
+  list                              the configured servers and whether they are enabled
+  add <name> -- <command> [args…]   add a stdio server
+  add <name> --url <url>            add an HTTP server
+  enable <name>                     connect to the server again
+  disable <name>                    keep the server configured without connecting to it
+  remove <name>                     delete the server
+
+Options:
+  --url <url>           the URL of an HTTP server (add)
+  --env <NAME=value>    an environment variable of a stdio server (add; repeatable)
+  --header <Name: value> an HTTP header of an HTTP server (add; repeatable)
+  --json                machine-readable output for list
+  -C, --work-dir <dir>  the folder whose config to edit
+  -h, --help            show this help`;
+
+const INIT = `Usage: lich init [options]
+
+Writes <work-dir>/.lich/config.json (with "$schema", so editors complete the keys) and adds
+.lich/sessions/ to .gitignore. An existing config is left alone unless --force.
+
+Options:
+  --force               overwrite an existing config
+  -C, --work-dir <dir>  the folder to set up
+  -h, --help            show this help`;
+
+const CONFIG = `Usage: lich config [get <key> | set <key> <value> | unset <key>] [options]
+
+Without a subcommand, prints the effective config with the source of each value (default, a
+file, an environment variable or a flag); secrets are redacted.
+
+Subcommands:
+  get <key>             one value, e.g. max_turns or compression.threshold
+  set <key> <value>     write a value to the project config (JSON values: 42, true, ["a"])
+  unset <key>           remove a key from the project config
+
+Options:
+  --global              set/unset in ~/.config/lich/config.json instead
+  --json                print JSON
+  -C, --work-dir <dir>  the folder whose config to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const UPDATE = `Usage: lich update [options]
+
+Asks the npm registry for the latest @lich/cli and installs it globally when it is newer.
+From a git clone it says to run git pull instead. LICH_NPM_REGISTRY overrides the registry.
+
+Options:
+  --check               only say whether an update exists
+  -h, --help            show this help`;
+
+const HELP = `Usage: lich help [command]
+
+Shows the help of a command, or of lich.`;
+
+const TEXTS: Record<CommandName | 'main', string> = {
+  main: MAIN,
+  run: RUN,
+  chat: CHAT,
+  sessions: SESSIONS,
+  mcp: MCP,
+  init: INIT,
+  config: CONFIG,
+  update: UPDATE,
+  help: HELP,
+};
+
+/** The help text of a command (or of lich itself for `main`). */
+export function help_text(command: CommandName | 'main'): string {
+  return TEXTS[command];
+}
+
+/** The first lines of a command's help: its usage. */
+export function usage_line(command: CommandName | 'main'): string {
+  const text = TEXTS[command];
+  if (command === 'main') return 'Usage: lich "task" | lich <command> [options]   (lich --help)';
+  const end = text.indexOf('\n\n');
+  return `${end === -1 ? text : text.slice(0, end)}   (lich ${command} --help)`;
+}

@@ -1,0 +1,131 @@
+import type { CliIo, Command, CommandContext } from './context.js';
+import { EXIT } from './exit_codes.js';
+import { COMMANDS, type CommandName, help_text, usage_line } from './help.js';
+import { make_style } from './style.js';
+import { UsageError } from './usage_error.js';
+
+/** Loads one command's module; nothing else is imported until a command is chosen. */
+const LOADERS: Record<CommandName, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).command_run,
+  chat: async () => (await import('./commands/chat.js')).command_chat,
+  sessions: async () => (await import('./commands/sessions.js')).command_sessions,
+  mcp: async () => (await import('./commands/mcp.js')).command_mcp,
+  init: async () => (await import('./commands/init.js')).command_init,
+  config: async () => (await import('./commands/config.js')).command_config,
+  update: async () => (await import('./commands/update.js')).command_update,
+  help: async () => command_help,
+};
+
+const command_help: Command = async (context) => {
+  const topic = context.argv[0];
+  if (topic === '--help' || topic === '-h') {
+    context.io.stdout.write(`${help_text('help')}\n`);
+    return EXIT.OK;
+  }
+  if (topic === undefined) {
+    context.io.stdout.write(`${help_text('main')}\n`);
+    return EXIT.OK;
+  }
+  if (!(COMMANDS as readonly string[]).includes(topic)) {
+    throw new UsageError(`no help for '${topic}': not a command`, 'help', {
+      word: topic,
+      candidates: COMMANDS,
+    });
+  }
+  context.io.stdout.write(`${help_text(topic as CommandName)}\n`);
+  return EXIT.OK;
+};
+
+function make_context(argv: readonly string[], io: CliIo): CommandContext {
+  const err = make_style(io.stderr, io.env);
+  return {
+    argv,
+    io,
+    out: make_style(io.stdout, io.env),
+    err,
+    say: (text) => io.stderr.write(`${text}\n`),
+    warn: (text) => io.stderr.write(`${err.yellow('lich: warning:')} ${text}\n`),
+  };
+}
+
+/** Words kept for commands of later versions: never sent to the model as a task. */
+const RESERVED = new Set(['tui', 'serve', 'gateway']);
+
+/**
+ * Picks the command from the arguments: a known name, or the `lich "task"` form. A lone bare word
+ * that is a reserved name or close to a command (`sesions`) is an unknown command rather than a
+ * task, so a typo is not sent to the model; any other word is a task (`lich summarise`).
+ */
+async function choose(
+  argv: readonly string[],
+): Promise<{ command: CommandName; rest: readonly string[] }> {
+  const first = argv[0];
+  if (first !== undefined && (COMMANDS as readonly string[]).includes(first)) {
+    return { command: first as CommandName, rest: argv.slice(1) };
+  }
+  if (argv.length === 1 && first !== undefined && /^[a-z][a-z0-9_-]*$/.test(first)) {
+    const { nearest_word } = await import('@lich/agent');
+    if (RESERVED.has(first) || nearest_word(first, COMMANDS) !== undefined) {
+      throw new UsageError(
+        `unknown command '${first}' (to give it as a task: lich run "${first}")`,
+        undefined,
+        { word: first, candidates: COMMANDS },
+      );
+    }
+  }
+  return { command: 'run', rest: argv };
+}
+
+async function suggestion(error: UsageError): Promise<string> {
+  if (!error.suggest) return '';
+  const { nearest_word } = await import('@lich/agent');
+  const found = nearest_word(error.suggest.word, error.suggest.candidates);
+  return found === undefined ? '' : `\ndid you mean '${error.suggest.prefix ?? ''}${found}'?`;
+}
+
+/**
+ * Runs `lich` with `argv` (the arguments after the executable) and resolves with the exit code:
+ * 0 success, 1 model or provider failure, 2 usage or config error, 130 aborted. Prints errors on
+ * stderr in one or two lines; never rejects.
+ */
+export async function main(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
+  const full_io: CliIo = {
+    stdin: io?.stdin ?? process.stdin,
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+    env: io?.env ?? process.env,
+    cwd: io?.cwd ?? process.cwd(),
+  };
+  const context = make_context(argv, full_io);
+  try {
+    if (argv.length === 0) {
+      if (full_io.stdin.isTTY !== true && full_io.env.LICH_NO_STDIN !== '1') {
+        return await (await LOADERS.run())(make_context([], full_io));
+      }
+      full_io.stderr.write(`${help_text('main')}\n`);
+      return EXIT.USAGE;
+    }
+    if (argv[0] === '--help' || argv[0] === '-h') {
+      full_io.stdout.write(`${help_text('main')}\n`);
+      return EXIT.OK;
+    }
+    if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
+      const { version } = await import('./version.js');
+      full_io.stdout.write(`${version()}\n`);
+      return EXIT.OK;
+    }
+    const { command, rest } = await choose(argv);
+    const run = await LOADERS[command]();
+    return await run(make_context(rest, full_io));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      context.say(`${context.err.red('lich:')} ${error.message}${await suggestion(error)}`);
+      context.say(usage_line((error.command as CommandName | undefined) ?? 'main'));
+      return EXIT.USAGE;
+    }
+    const text = error instanceof Error ? error.message : String(error);
+    context.say(`${context.err.red('lich:')} ${text}`);
+    if (full_io.env.LICH_DEBUG && error instanceof Error && error.stack) context.say(error.stack);
+    return EXIT.FAILURE;
+  }
+}

@@ -1,0 +1,211 @@
+import type { AgentEvent } from '@lich/core';
+import type { Style } from './style.js';
+
+/** One tool call as the `--json` document reports it. */
+export interface ToolCallSummary {
+  name: string;
+  arguments: unknown;
+  ok: boolean;
+  duration_ms: number;
+  error?: string;
+}
+
+/** Where and how the progress of a run is shown. */
+export interface ProgressOptions {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  out: Style;
+  err: Style;
+  /** Print the model's reasoning on stderr. */
+  show_reasoning: boolean;
+  /** Write the answer to stdout (off for `--json`). */
+  write_answer: boolean;
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** `3 ms`, `1.2 s`. */
+export function format_duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A short view of a call's arguments: the first string value, on one line. */
+function argument_hint(args: unknown): string {
+  if (typeof args !== 'object' || args === null) return '';
+  for (const value of Object.values(args)) {
+    if (typeof value === 'string' && value !== '') {
+      const line = value.replace(/\s+/g, ' ');
+      return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+    }
+  }
+  return '';
+}
+
+/**
+ * Shows a run as it happens. stdout gets the answer and nothing else: on a terminal it streams
+ * live; through a pipe each turn's text is written when the turn ends, so text the model writes
+ * before calling tools goes to stderr and stdout holds exactly the answer. stderr gets a spinner
+ * while the model thinks (terminals only), one line per tool call with its outcome and time, and
+ * the reasoning when asked. `listener` never throws.
+ */
+export class ProgressView {
+  readonly #options: ProgressOptions;
+  readonly #live: boolean;
+  readonly #tool_args = new Map<string, unknown>();
+  readonly tool_calls: ToolCallSummary[] = [];
+  #spinner: NodeJS.Timeout | undefined;
+  #spinner_label = '';
+  #frame = 0;
+  #streamed_text = false;
+  #streamed_reasoning = false;
+  #reasoning_open = false;
+  /** The final answer's text, once known. */
+  answer: string | null = null;
+
+  constructor(options: ProgressOptions) {
+    this.#options = options;
+    this.#live = options.stdout.isTTY === true;
+  }
+
+  /** Hears the agent's events. */
+  readonly listener = (event: AgentEvent): void => {
+    try {
+      this.#handle(event);
+    } catch {
+      // showing progress must never break the run
+    }
+  };
+
+  #start_spinner(label: string): void {
+    if (this.#options.stderr.isTTY !== true) return;
+    this.#spinner_label = label;
+    if (this.#spinner) return;
+    const draw = () => {
+      const frame = FRAMES[this.#frame++ % FRAMES.length] as string;
+      this.#options.stderr.write(
+        `\r${this.#options.err.cyan(frame)} ${this.#spinner_label}\u001b[K`,
+      );
+    };
+    draw();
+    this.#spinner = setInterval(draw, 80);
+    this.#spinner.unref();
+  }
+
+  #clear_spinner(): void {
+    if (!this.#spinner) return;
+    clearInterval(this.#spinner);
+    this.#spinner = undefined;
+    this.#options.stderr.write('\r\u001b[K');
+  }
+
+  #close_reasoning(): void {
+    if (this.#reasoning_open) {
+      this.#options.stderr.write('\n');
+      this.#reasoning_open = false;
+    }
+  }
+
+  #handle(event: AgentEvent): void {
+    const { stdout, stderr, err } = this.#options;
+    switch (event.type) {
+      case 'llm_start':
+        this.#streamed_text = false;
+        this.#streamed_reasoning = false;
+        this.#start_spinner(event.grace ? 'wrapping up…' : 'thinking…');
+        return;
+      case 'llm_delta':
+        if (event.delta.kind === 'reasoning') {
+          if (!this.#options.show_reasoning) return;
+          this.#clear_spinner();
+          this.#streamed_reasoning = true;
+          this.#reasoning_open = true;
+          stderr.write(err.dim(event.delta.text));
+          return;
+        }
+        if (!this.#live || !this.#options.write_answer) return;
+        this.#clear_spinner();
+        this.#close_reasoning();
+        this.#streamed_text = true;
+        stdout.write(event.delta.text);
+        return;
+      case 'llm_end': {
+        this.#clear_spinner();
+        const { message } = event;
+        if (this.#options.show_reasoning && !this.#streamed_reasoning && message.reasoning) {
+          stderr.write(`${err.dim(message.reasoning)}\n`);
+        }
+        this.#close_reasoning();
+        const final = !message.tool_calls || message.tool_calls.length === 0;
+        if (final) this.answer = message.content;
+        if (!this.#options.write_answer) return;
+        if (this.#live) {
+          if (!this.#streamed_text && message.content) stdout.write(message.content);
+          if ((this.#streamed_text || message.content) && !message.content.endsWith('\n')) {
+            stdout.write('\n');
+          }
+        } else if (final) {
+          stdout.write(message.content.endsWith('\n') ? message.content : `${message.content}\n`);
+        } else if (message.content.trim() !== '') {
+          stderr.write(`${err.dim(message.content.trimEnd())}\n`);
+        }
+        return;
+      }
+      case 'tool_call_start':
+        this.#tool_args.set(event.call.id, event.args);
+        this.#start_spinner(`${event.call.name} ${argument_hint(event.args)}`.trimEnd());
+        return;
+      case 'tool_call_end': {
+        this.#clear_spinner();
+        const args = this.#tool_args.get(event.call.id) ?? null;
+        const { result } = event;
+        const summary: ToolCallSummary = {
+          name: event.call.name,
+          arguments: args,
+          ok: result.ok,
+          duration_ms: Math.round(result.duration_ms),
+        };
+        if (!result.ok) summary.error = result.error ?? result.output.split('\n')[0] ?? '';
+        this.tool_calls.push(summary);
+        const mark = result.ok ? err.green('✓') : err.red('✗');
+        const hint = argument_hint(args);
+        const reason = result.ok ? '' : ` — ${(summary.error ?? '').split('\n')[0]}`;
+        stderr.write(
+          `${mark} ${event.call.name}${hint ? ` ${hint}` : ''} ${err.dim(format_duration(result.duration_ms))}${reason}\n`,
+        );
+        return;
+      }
+      case 'compress_start':
+        this.#start_spinner('compressing the history…');
+        return;
+      case 'compress_end':
+        this.#clear_spinner();
+        stderr.write(
+          err.dim(
+            event.ok
+              ? `compressed the history: ${event.before_count} → ${event.after_count} messages\n`
+              : `could not compress the history: ${event.error ?? 'unknown error'}\n`,
+          ),
+        );
+        return;
+      case 'budget_exhausted':
+        this.#clear_spinner();
+        stderr.write(
+          err.yellow(
+            `used all ${event.max_turns} turns${event.grace ? '; asking for a final answer' : ''}\n`,
+          ),
+        );
+        return;
+      case 'run_end':
+        this.stop();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Stops the spinner. Idempotent. */
+  stop(): void {
+    this.#clear_spinner();
+    this.#close_reasoning();
+  }
+}

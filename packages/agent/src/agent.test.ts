@@ -1,0 +1,186 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentEvent, Message } from '@lich/core';
+import { read_session_messages } from '@lich/session';
+import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from './agent.js';
+import { make_config } from './config_load.js';
+
+let temp: TempDir;
+let work_dir: string;
+
+beforeEach(async () => {
+  temp = await make_temp_dir({
+    prefix: 'lich-agent-',
+    files: { 'repo/project/notes.txt': 'the secret word is lich\n' },
+  });
+  work_dir = join(temp.path, 'repo', 'project');
+});
+
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+async function session_records(path: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(path, 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('Agent.run', () => {
+  it('runs a tool call then answers, sums usage and records the session', async () => {
+    const chat = fake_chat([
+      {
+        tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+        usage: { input_tokens: 100, output_tokens: 10, cache_read_tokens: 40 },
+      },
+      { text: 'The secret word is lich.', usage: { input_tokens: 150, output_tokens: 8 } },
+    ]);
+    const agent = new Agent({ config: make_config({ work_dir }), chat, lich_version: '9.9.9' });
+    const events: AgentEvent['type'][] = [];
+    agent.on((event) => events.push(event.type));
+    const history: Message[] = [{ role: 'user', content: 'earlier' }];
+    const result = await agent.run({ input: 'what is the secret word?', history });
+
+    expect(result.outcome.stopped_reason).toBe('final');
+    expect(result.outcome.final).toBe('The secret word is lich.');
+    expect(result.usage_total).toEqual({
+      input_tokens: 250,
+      output_tokens: 18,
+      cache_read_tokens: 40,
+    });
+    expect(history).toEqual([{ role: 'user', content: 'earlier' }]);
+    const tool_message = result.transcript.find((message) => message.role === 'tool');
+    expect(tool_message?.content).toContain('the secret word is lich');
+    expect(events[0]).toBe('run_start');
+    expect(events.at(-1)).toBe('run_end');
+    expect(chat.calls[0]?.tools.map((tool) => tool.name)).toContain('read_file');
+
+    expect(result.session_path).toMatch(/\.lich\/sessions\/.+\.jsonl$/);
+    const records = await session_records(result.session_path as string);
+    expect(records[0]).toMatchObject({ type: 'session_start', lich_version: '9.9.9', work_dir });
+    expect(records.map((record) => record.type)).toContain('run_start');
+    expect(records.at(-1)).toMatchObject({ type: 'run_end', stopped_reason: 'final' });
+    const messages = await read_session_messages(result.session_path as string);
+    expect(messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+  });
+
+  it('offers only what tools_enabled allows, and no tools at all for []', async () => {
+    const chat = fake_chat(['one', 'two']);
+    const some = new Agent({
+      config: make_config({ work_dir, tools_enabled: ['read_*', 'list_dir'] }),
+      chat,
+    });
+    await some.run({ input: 'x', session: false });
+    expect(chat.calls[0]?.tools.map((tool) => tool.name).sort()).toEqual(['list_dir', 'read_file']);
+    const none = new Agent({ config: make_config({ work_dir, tools_enabled: [] }), chat });
+    await none.run({ input: 'x', session: false });
+    expect(chat.calls[1]?.tools).toEqual([]);
+    expect(none.registry.names()).toEqual([]);
+  });
+
+  it('adds AGENTS.md from the work dir and its parents up to the repository root', async () => {
+    await mkdir(join(temp.path, 'repo', '.git'));
+    await writeFile(join(temp.path, 'AGENTS.md'), 'outside the repository: never read');
+    await writeFile(join(temp.path, 'repo', 'AGENTS.md'), 'Repository rule: use tabs.');
+    await writeFile(join(work_dir, 'AGENTS.md'), 'Project rule: answer in French.');
+    const chat = fake_chat(['bonjour']);
+    const agent = new Agent({
+      config: make_config({ work_dir, system_prompt: 'You are a test.' }),
+      chat,
+    });
+    await agent.run({ input: 'hi', session: false });
+    const system = chat.calls[0]?.messages[0];
+    expect(system?.role).toBe('system');
+    const text = system?.content ?? '';
+    expect(text.startsWith('You are a test.')).toBe(true);
+    expect(text).toContain('Repository rule: use tabs.');
+    expect(text).toContain('Project rule: answer in French.');
+    expect(text.indexOf('Repository rule')).toBeLessThan(text.indexOf('Project rule'));
+    expect(text).not.toContain('never read');
+  });
+
+  it('ends aborted when the signal fires, and the session says so', async () => {
+    const chat = fake_chat(['never seen'], { delay_ms: 5_000 });
+    const agent = new Agent({ config: make_config({ work_dir }), chat });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const result = await agent.run({ input: 'slow', signal: controller.signal });
+    expect(result.outcome.stopped_reason).toBe('aborted');
+    const records = await session_records(result.session_path as string);
+    expect(records.at(-1)).toMatchObject({ type: 'run_end', stopped_reason: 'aborted' });
+  });
+
+  it('rejects with the model error, recording run_end with the error', async () => {
+    const chat = fake_chat([new Error('anthropic (claude): HTTP 401: invalid x-api-key')]);
+    const agent = new Agent({ config: make_config({ work_dir }), chat });
+    let session_path = '';
+    agent.on((event) => {
+      if (event.type === 'run_start') session_path = 'started';
+    });
+    await expect(agent.run({ input: 'x' })).rejects.toThrow(/HTTP 401/);
+    expect(session_path).toBe('started');
+    const { list_sessions } = await import('@lich/session');
+    const [summary] = await list_sessions(agent.config.session_dir);
+    const records = await session_records(summary?.path as string);
+    expect(records.at(-1)).toMatchObject({ type: 'run_end', stopped_reason: 'error' });
+  });
+
+  it('keeps one session across runs with a shared handle and separate usage per run', async () => {
+    const chat = fake_chat([
+      { text: 'first', usage: { input_tokens: 5, output_tokens: 1 } },
+      { text: 'second', usage: { input_tokens: 7, output_tokens: 2 } },
+    ]);
+    const agent = new Agent({ config: make_config({ work_dir }), chat });
+    const session = await agent.create_session();
+    expect(session).not.toBeNull();
+    const one = await agent.run({ input: 'a', session: session ?? false });
+    const two = await agent.run({ input: 'b', history: one.transcript, session: session ?? false });
+    await session?.close();
+    expect(two.usage_total).toEqual({ input_tokens: 7, output_tokens: 2 });
+    expect(two.session_path).toBe(one.session_path);
+    const messages = await read_session_messages(two.session_path as string);
+    expect(messages.filter((message) => message.role === 'user').map((m) => m.content)).toEqual([
+      'a',
+      'b',
+    ]);
+  });
+
+  it('keeps parallel runs apart: each records and counts only its own events', async () => {
+    const chat = fake_chat([
+      { text: 'A', usage: { input_tokens: 1, output_tokens: 1 } },
+      { text: 'B', usage: { input_tokens: 10, output_tokens: 10 } },
+    ]);
+    const agent = new Agent({ config: make_config({ work_dir }), chat });
+    const [a, b] = await Promise.all([
+      agent.run({ input: 'a', session: false }),
+      agent.run({ input: 'b', session: false }),
+    ]);
+    expect(a.usage_total.input_tokens + b.usage_total.input_tokens).toBe(11);
+    expect(a.usage_total.input_tokens).not.toBe(b.usage_total.input_tokens);
+  });
+
+  it('goes on without a session when the session folder cannot be created', async () => {
+    await writeFile(join(work_dir, 'blocker'), 'a file, not a folder');
+    const warnings: string[] = [];
+    const agent = new Agent({
+      config: make_config({ work_dir, session_dir: 'blocker/sessions' }),
+      chat: fake_chat(['fine']),
+      on_warning: (text) => warnings.push(text),
+    });
+    const result = await agent.run({ input: 'x' });
+    expect(result.outcome.final).toBe('fine');
+    expect(result.session_path).toBeNull();
+    expect(warnings[0]).toMatch(/not recorded/);
+  });
+});

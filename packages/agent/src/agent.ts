@@ -1,0 +1,294 @@
+import type {
+  AgentListener,
+  ChatFn,
+  LoopOutcome,
+  Message,
+  ToolDefinition,
+  Usage,
+} from '@lich/core';
+import { AgentEmitter, run_conversation } from '@lich/core';
+import type { RouterEvent } from '@lich/providers';
+import {
+  attach_recorder,
+  type SessionHandle,
+  type SessionRecorder,
+  SessionStore,
+} from '@lich/session';
+import {
+  BUILTIN_TOOLS,
+  register_builtins,
+  type Tool,
+  ToolExecutor,
+  ToolRegistry,
+} from '@lich/tools';
+import type { AgentConfig } from './config_schema.js';
+import { type LoadedPlugins, load_plugins } from './load_plugins.js';
+import { find_project_instructions, with_project_instructions } from './project_instructions.js';
+import { create_provider_chat } from './provider_chat.js';
+import { tool_allowed } from './tool_allowlist.js';
+import { collect_usage, zero_usage } from './usage_total.js';
+
+/** How an Agent is built. */
+export interface AgentOptions {
+  /** The frozen config (`load_config` or `make_config`). */
+  config: AgentConfig;
+  /** Where API keys are read from (`api_key_env`); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Talk to this ChatFn instead of the configured providers (tests, library users). */
+  chat?: ChatFn;
+  /** Extra tools registered after the builtins (subject to `tools_enabled`). */
+  tools?: readonly Tool<never>[];
+  /** The version written to new sessions (default: this package's). */
+  lich_version?: string;
+  /** Hears warnings: a failed MCP server, a session that could not be opened. Default stderr. */
+  on_warning?: (text: string) => void;
+  /** Hears the provider router's retries and failovers. */
+  on_provider_event?: (event: RouterEvent) => void;
+}
+
+/** One run's input. */
+export interface AgentRunOptions {
+  /** The user's message. */
+  input: string;
+  /** Earlier messages of the conversation; never mutated. */
+  history?: readonly Message[];
+  /** Aborts the run: it ends with `stopped_reason: 'aborted'`. */
+  signal?: AbortSignal;
+  /**
+   * The session to record into: a handle (shared across runs, e.g. a chat), `false` for none, or
+   * absent to open a new session file for this run under `session_dir`.
+   */
+  session?: SessionHandle | false;
+  /** Hears this run's events only (the agent's emitter hears every run's). */
+  on_event?: AgentListener;
+}
+
+/** What a run produced. */
+export interface AgentRunResult {
+  outcome: LoopOutcome;
+  /** The whole conversation after the run: the history, the new message and the run's messages. */
+  transcript: Message[];
+  /** The summed usage of this run's model calls. */
+  usage_total: Usage;
+  /** The session file written to, or null when the run was not recorded. */
+  session_path: string | null;
+}
+
+let package_version: string | undefined;
+
+async function own_version(): Promise<string> {
+  if (package_version === undefined) {
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
+    package_version = (JSON.parse(text) as { version: string }).version;
+  }
+  return package_version;
+}
+
+function enabled_mcp_servers(config: AgentConfig): boolean {
+  if (config.tools_enabled !== undefined && config.tools_enabled.length === 0) return false;
+  return Object.values(config.mcp_servers).some((server) => server.enabled !== false);
+}
+
+interface Prepared {
+  system_prompt: string;
+  definitions: ToolDefinition[];
+}
+
+/**
+ * The composition root: config, provider router, tool registry and executor, MCP, plugins,
+ * session recording and usage, around `run_conversation`.
+ *
+ * Contract:
+ * - builtins are registered at construction (all of them, or those `tools_enabled` allows);
+ *   plugins, project instructions (AGENTS.md) and MCP servers are set up once, before the first
+ *   model call; `@lich/mcp` is imported only when an MCP server is enabled and `tools_enabled` is
+ *   not empty;
+ * - `run` never mutates `history`; each run has its own history and usage total;
+ * - a model failure rejects `run` with the provider's error (the session records
+ *   `run_end` with `stopped_reason: 'error'`); an abort resolves with `stopped_reason: 'aborted'`;
+ * - a plugin that cannot be loaded rejects `run` with a `ConfigError`; a failed MCP server and a
+ *   session that cannot be written are warnings, and the run goes on;
+ * - `close` stops MCP servers and is idempotent.
+ */
+export class Agent {
+  readonly config: AgentConfig;
+  /** Every event of every run; surfaces subscribe here. */
+  readonly emitter: AgentEmitter;
+  readonly registry: ToolRegistry;
+  readonly executor: ToolExecutor;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #chat: ChatFn;
+  readonly #warn: (text: string) => void;
+  readonly #lich_version: string | undefined;
+  #prepared: Promise<Prepared> | undefined;
+  #plugins: LoadedPlugins | undefined;
+  #mcp: { close(): Promise<void> } | undefined;
+  #closed = false;
+
+  constructor(options: AgentOptions) {
+    const { config } = options;
+    this.config = config;
+    this.#env = options.env ?? process.env;
+    this.#warn =
+      options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
+    this.#lich_version = options.lich_version;
+    this.emitter = new AgentEmitter();
+    this.registry = new ToolRegistry();
+    const allowed = config.tools_enabled;
+    if (allowed === undefined || allowed.length > 0) {
+      const builtins = [...BUILTIN_TOOLS.keys()].filter((name) => tool_allowed(name, allowed));
+      register_builtins(this.registry, builtins);
+      for (const tool of options.tools ?? []) {
+        if (tool_allowed(tool.name, allowed)) this.registry.register(tool);
+      }
+    }
+    this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir });
+    this.#chat =
+      options.chat ??
+      create_provider_chat(config.providers, {
+        env: this.#env,
+        ...(options.on_provider_event ? { on_provider_event: options.on_provider_event } : {}),
+      });
+  }
+
+  /** Adds a listener of every run's events; returns a function that removes it. */
+  on(listener: AgentListener): () => void {
+    return this.emitter.on(listener);
+  }
+
+  /** The tools the model is offered (after plugins and MCP once the first run started). */
+  get tool_names(): string[] {
+    return this.registry.names().filter((name) => tool_allowed(name, this.config.tools_enabled));
+  }
+
+  #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
+    this.#prepared ??= (async () => {
+      const { config } = this;
+      if (config.plugins.length > 0) {
+        this.#plugins = await load_plugins(config.plugins, {
+          registry: this.registry,
+          executor: this.executor,
+          emitter: this.emitter,
+          work_dir: config.work_dir,
+          on_warning: this.#warn,
+        });
+      }
+      if (enabled_mcp_servers(config)) {
+        // Imported here so a run without MCP servers never loads the MCP client.
+        const { attach_mcp } = await import('@lich/mcp');
+        const attachment = await attach_mcp(config.mcp_servers, this.registry, {
+          ...(config.tools_enabled === undefined ? {} : { tools_enabled: config.tools_enabled }),
+          work_dir: config.work_dir,
+          on_warning: this.#warn,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        this.#mcp = attachment;
+      }
+      const instructions = await find_project_instructions(config.work_dir);
+      return {
+        system_prompt: with_project_instructions(
+          config.system_prompt,
+          instructions,
+          config.work_dir,
+        ),
+        definitions:
+          config.tools_enabled?.length === 0
+            ? []
+            : this.registry.definitions((tool) => tool_allowed(tool.name, config.tools_enabled)),
+      };
+    })();
+    // A failed preparation (a plugin that does not load) is retried by the next run.
+    this.#prepared.catch(() => {
+      this.#prepared = undefined;
+    });
+    return this.#prepared;
+  }
+
+  /**
+   * Opens a new session file under `session_dir` for runs to record into (the caller closes it).
+   * Best-effort: resolves with null after a warning when it cannot be created.
+   */
+  async create_session(): Promise<SessionHandle | null> {
+    try {
+      const store = new SessionStore({ session_dir: this.config.session_dir });
+      return await store.create({
+        work_dir: this.config.work_dir,
+        model: this.config.providers[0]?.model ?? 'unknown',
+        lich_version: this.#lich_version ?? (await own_version()),
+      });
+    } catch (error) {
+      this.#warn(`the run is not recorded: ${error instanceof Error ? error.message : error}`);
+      return null;
+    }
+  }
+
+  /**
+   * Runs one user message to an answer. See the class contract for failures and aborts.
+   */
+  async run(options: AgentRunOptions): Promise<AgentRunResult> {
+    if (this.#closed) throw new Error('Agent.run: the agent is closed');
+    const { config } = this;
+    const prepared = await this.#prepare(options.signal);
+    const seed: Message[] = [...(options.history ?? []), { role: 'user', content: options.input }];
+    // Each run has its own emitter, forwarded to the shared one, so runs in parallel (a gateway
+    // serving several chats) never record or count each other's events.
+    const run_emitter = new AgentEmitter();
+    run_emitter.on((event) => this.emitter.emit(event));
+    if (options.on_event) run_emitter.on(options.on_event);
+    const usage_total = zero_usage();
+    run_emitter.on(collect_usage(usage_total));
+    const own_session = options.session === undefined;
+    const handle =
+      options.session === false
+        ? null
+        : options.session === undefined
+          ? await this.create_session()
+          : options.session;
+    const recorder: SessionRecorder | null = handle
+      ? attach_recorder(run_emitter, handle, {
+          on_error: (error) =>
+            this.#warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
+        })
+      : null;
+    try {
+      const outcome = await run_conversation(
+        {
+          chat: this.#chat,
+          tools: this.executor,
+          definitions: prepared.definitions,
+          emitter: run_emitter,
+          tool_context: { work_dir: config.work_dir, env_passthrough: config.env_passthrough },
+        },
+        seed,
+        {
+          max_turns: config.max_turns,
+          system_prompt: prepared.system_prompt,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          context_window: config.context_window,
+          compression: { ...config.compression },
+        },
+      );
+      return {
+        outcome,
+        transcript: outcome.messages,
+        usage_total,
+        session_path: handle?.path ?? null,
+      };
+    } finally {
+      if (recorder) {
+        recorder.detach();
+        await recorder.idle();
+      }
+      if (handle && own_session) await handle.close();
+    }
+  }
+
+  /** Stops MCP servers and plugins. Idempotent; never rejects. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#mcp?.close().catch(() => undefined);
+    await this.#plugins?.close().catch(() => undefined);
+  }
+}
