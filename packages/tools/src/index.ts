@@ -48,7 +48,9 @@ export type { ReadFileArgs } from './read_file.js';
 export { READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_LINE_CHARS, read_file_tool } from './read_file.js';
 export type { ToolFilter } from './registry.js';
 export {
+  BUILTIN_ORDER,
   BUILTIN_TOOLS,
+  builtin_names,
   define_builtin,
   register_builtins,
   TOOL_NAME_PATTERN,

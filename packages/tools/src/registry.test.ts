@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   BUILTIN_TOOLS,
+  builtin_names,
   define_builtin,
   register_builtins,
   ToolRegistry,
@@ -90,6 +91,7 @@ describe('register_builtins', () => {
     );
     const all = new ToolRegistry();
     register_builtins(all);
-    expect(all.names()).toEqual([...BUILTIN_TOOLS.keys()]);
+    expect(all.names()).toEqual(builtin_names());
+    expect(builtin_names().sort()).toEqual([...BUILTIN_TOOLS.keys()].sort());
   });
 });

@@ -139,12 +139,34 @@ export function define_builtin<Args>(tool: Tool<Args>): Tool<Args> {
 }
 
 /**
- * Registers the builtin tools into `registry`: all of them, or the ones named in `names` (in that
- * order). Throws a `ToolRegistryError` for a name that is not a builtin (listing the builtins) or
+ * The order builtins are shown to the model in (DESIGN.md's); builtins not listed follow in the
+ * order their modules were loaded. A stable order keeps provider prompt caches warm.
+ */
+export const BUILTIN_ORDER: readonly string[] = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list_dir',
+  'glob',
+  'grep',
+  'terminal',
+  'run_tests',
+];
+
+/** The names of the builtins defined so far, in `BUILTIN_ORDER` first. */
+export function builtin_names(): string[] {
+  const known = BUILTIN_ORDER.filter((name) => BUILTIN_TOOLS.has(name));
+  const rest = [...BUILTIN_TOOLS.keys()].filter((name) => !BUILTIN_ORDER.includes(name));
+  return [...known, ...rest];
+}
+
+/**
+ * Registers the builtin tools into `registry`: all of them (in `builtin_names()` order), or the
+ * ones named in `names` (in that order). Throws a `ToolRegistryError` for a name that is not a builtin (listing the builtins) or
  * that the registry already holds.
  */
 export function register_builtins(registry: ToolRegistry, names?: readonly string[]): void {
-  const chosen = names ?? [...BUILTIN_TOOLS.keys()];
+  const chosen = names ?? builtin_names();
   for (const name of chosen) {
     const tool = BUILTIN_TOOLS.get(name);
     if (tool === undefined) {
