@@ -31,12 +31,15 @@ describe.skipIf(!has_proc)('run_process', () => {
   it('kills the whole tree when the signal aborts mid-command', async () => {
     const controller = new AbortController();
     const running = shell(NESTED, { signal: controller.signal });
+    // wait until the five processes of NESTED are up (bash execs its last command), then remember them
     let seen: number[] = [];
-    await wait_for(() => false, 400);
-    const processes = await list_processes();
-    const own = processes?.filter((entry) => entry.ppid === process.pid) ?? [];
-    for (const entry of own) {
-      seen = seen.concat(collect_tree(entry.pid, processes ?? []).map((member) => member.pid));
+    const deadline = Date.now() + 5_000;
+    while (seen.length < 5 && Date.now() < deadline) {
+      await wait_for(() => false, 20);
+      const processes = (await list_processes()) ?? [];
+      seen = processes
+        .filter((entry) => entry.ppid === process.pid && entry.state !== 'Z')
+        .flatMap((entry) => collect_tree(entry.pid, processes).map((member) => member.pid));
     }
     controller.abort();
     const outcome = await running;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
-import { collect_tree, list_processes } from '../src/process_tree.js';
+import { collect_tree, is_zombie, list_processes } from '../src/process_tree.js';
 import { ToolRegistry } from '../src/registry.js';
 import { terminal_tool } from '../src/terminal.js';
 import { process_gone, wait_for } from './proc_helpers.js';
@@ -32,13 +32,23 @@ function executor(max_output_chars?: number) {
   return new ToolExecutor(registry, { work_dir, max_output_chars });
 }
 
-/** The pids of the tree whose leader wrote its pid to `<work_dir>/pid`, seen while it runs. */
-async function tree_of_pid_file(): Promise<number[]> {
-  await wait_for(() => existsSync(join(work_dir, 'pid')));
-  await new Promise((resolve) => setTimeout(resolve, 200)); // let the children start
+/**
+ * The pids of the tree whose leader wrote its pid to `<work_dir>/pid`, seen while it runs, once
+ * at least `expected` processes are up (or after 5 s).
+ */
+async function tree_of_pid_file(expected: number): Promise<number[]> {
+  await wait_for(() => existsSync(join(work_dir, 'pid')), 5_000);
   const leader = Number((await readFile(join(work_dir, 'pid'), 'utf8')).trim());
-  const processes = (await list_processes()) ?? [];
-  return collect_tree(leader, processes).map((entry) => entry.pid);
+  let tree: number[] = [];
+  const deadline = Date.now() + 5_000;
+  while (tree.length < expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const processes = (await list_processes()) ?? [];
+    tree = collect_tree(leader, processes)
+      .filter((entry) => !is_zombie(entry))
+      .map((entry) => entry.pid);
+  }
+  return tree;
 }
 
 describe('terminal', () => {
@@ -72,7 +82,7 @@ describe('terminal', () => {
     const command =
       'echo $$ > pid; sleep 100 & bash -c "sleep 100 & sleep 100; wait" & echo waiting; sleep 100';
     const running = executor().execute('terminal', { command, timeout_ms: 1_000 });
-    const tree = await tree_of_pid_file();
+    const tree = await tree_of_pid_file(5);
     expect(tree.length).toBeGreaterThanOrEqual(5); // bash (or its last sleep), sleeps, inner bash
     const result = await running;
     expect(result.ok).toBe(false);
@@ -89,7 +99,7 @@ describe('terminal', () => {
       { command: 'echo $$ > pid; (sleep 100; echo never) & sleep 100' },
       { signal: controller.signal },
     );
-    const tree = await tree_of_pid_file();
+    const tree = await tree_of_pid_file(3);
     expect(tree.length).toBeGreaterThanOrEqual(3);
     controller.abort();
     const result = await running;
