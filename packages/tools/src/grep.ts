@@ -37,7 +37,7 @@ export interface GrepOptions {
 export interface GrepResult {
   ok: boolean;
   output: string;
-  /** The engine that ran (`js` when `rg` was asked for but is not installed is never chosen: see `grep_search`). */
+  /** The engine that ran. `auto` picks `rg` when ripgrep is installed. */
   engine: 'rg' | 'js';
   matches: number;
   files: number;

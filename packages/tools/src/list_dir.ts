@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { z } from 'zod';
-import { error_text, PathGuardError, require_in_work_dir } from './guard.js';
+import { error_code, error_text, PathGuardError, require_in_work_dir } from './guard.js';
 import { define_builtin } from './registry.js';
 import type { Tool, ToolOutput } from './tool.js';
 
@@ -40,7 +40,7 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
     try {
       names = await readdir(guarded.path, { encoding: 'buffer' });
     } catch (error) {
-      if ((error as { code?: string }).code === 'ENOTDIR') {
+      if (error_code(error) === 'ENOTDIR') {
         throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
       }
       throw new PathGuardError(`'${shown}' cannot be listed: ${error_text(error)}`);

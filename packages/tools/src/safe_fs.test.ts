@@ -68,6 +68,27 @@ describe('write_file_atomic', () => {
     expect(await readdir(work)).toEqual(['dir']);
   });
 
+  it('is atomic: a concurrent reader sees the old content or the new, never a mix', async () => {
+    const old_content = 'a'.repeat(1_000_000);
+    const new_content = 'b'.repeat(1_000_000);
+    await writeFile(join(work, 'big.txt'), old_content);
+    let writing = true;
+    const seen = new Set<string>();
+    const reader = (async () => {
+      while (writing) {
+        const text = await readFile(join(work, 'big.txt'), 'utf8');
+        seen.add(text === old_content ? 'old' : text === new_content ? 'new' : 'torn');
+      }
+    })();
+    for (let round = 0; round < 10; round++) {
+      await write_file_atomic(work, 'big.txt', round % 2 === 0 ? new_content : old_content);
+    }
+    writing = false;
+    await reader;
+    expect(seen.has('torn')).toBe(false);
+    expect(await readdir(work)).toEqual(['big.txt']);
+  });
+
   it('replaces a symbolic link inside instead of writing through it', async () => {
     // a link that points inside is resolved by the guard: the real file is replaced
     await writeFile(join(work, 'real.txt'), 'old');
