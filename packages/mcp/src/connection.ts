@@ -3,14 +3,22 @@
  * to tool outputs, and brought back with backoff after it dies.
  */
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { z } from 'zod';
+import { backoff_ms, sleep } from './backoff.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type McpCallOutput, map_call_result } from './call_result.js';
 import { DEFAULT_MCP_TIMEOUT_MS, is_stdio_server, type McpServerConfig } from './catalog.js';
 import { client_info } from './client_info.js';
 import { LineTail } from './line_tail.js';
-import { type McpListedTool, parse_listed_tool } from './listed_tool.js';
+import { list_all_tools } from './list_tools.js';
+import type { McpListedTool } from './listed_tool.js';
 import { redact_secrets } from './redact.js';
+import { describe_error, McpSession } from './session.js';
 import { build_transport } from './transport.js';
+
+/** Transport errors that may mean an HTTP server is gone (checked with a ping). */
+const LOST_CONNECTION =
+  /stream disconnected|fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|terminated|socket hang up/i;
+/** The longest a liveness ping may take. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** Where a connection stands. `down`: it died or failed to start, and restarts on next use. */
 export type McpServerState = 'idle' | 'starting' | 'ready' | 'down' | 'closed';
@@ -37,28 +45,6 @@ export interface McpCallOptions {
   max_output_chars?: number;
 }
 
-/** The first restart waits this long; each further failure in a row doubles it. */
-export const RESTART_BACKOFF_BASE_MS = 200;
-/** The longest wait between restarts. */
-export const RESTART_BACKOFF_MAX_MS = 30_000;
-
-const MAX_LIST_PAGES = 100;
-const ListPageSchema = z.looseObject({
-  tools: z.array(z.unknown()),
-  nextCursor: z.string().optional(),
-});
-
-interface Session {
-  client: Client;
-  closed: boolean;
-  /** A tools/list_changed came before the first listing finished. */
-  list_dirty: boolean;
-  /** Lines on stdout that were JSON but not JSON-RPC. */
-  junk_lines: number;
-  /** The last transport-level error the SDK reported (redacted). */
-  last_transport_error: string | undefined;
-}
-
 /**
  * A connection to one MCP server through the official SDK.
  *
@@ -78,7 +64,7 @@ export class McpConnection {
   readonly config: McpServerConfig;
   readonly #options: McpConnectionOptions;
   #state: McpServerState = 'idle';
-  #session: Session | undefined;
+  #session: McpSession | undefined;
   #starting: Promise<McpConnectResult> | undefined;
   #tools: McpListedTool[] = [];
   #failures = 0;
@@ -115,9 +101,7 @@ export class McpConnection {
 
   /** The process id of a running stdio server, else undefined. */
   get pid(): number | undefined {
-    const transport = this.#session?.client.transport;
-    if (transport === undefined || !('pid' in transport)) return undefined;
-    return (transport as { pid: number | null }).pid ?? undefined;
+    return this.#session?.pid;
   }
 
   /** The last lines the child wrote to stderr, redacted. */
@@ -193,13 +177,7 @@ export class McpConnection {
     }
     built.stderr?.on('data', (chunk: Buffer) => this.#stderr.push(chunk));
     const client = new Client(client_info(), { capabilities: {} });
-    const session: Session = {
-      client,
-      closed: false,
-      list_dirty: false,
-      junk_lines: 0,
-      last_transport_error: undefined,
-    };
+    const session = new McpSession(client);
     client.onerror = (error) => this.#on_transport_error(session, error);
     client.onclose = () => this.#on_closed(session);
     client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -275,56 +253,20 @@ export class McpConnection {
   }
 
   async #list_tools(
-    session: Session,
+    session: McpSession,
     signal?: AbortSignal,
   ): Promise<{ ok: true; tools: McpListedTool[] } | { ok: false; error: string }> {
-    if (session.client.getServerCapabilities()?.tools === undefined) return { ok: true, tools: [] };
-    const tools: McpListedTool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      let result: z.output<typeof ListPageSchema>;
-      try {
-        result = await session.client.request(
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          ListPageSchema,
-          { timeout: this.timeout_ms, signal },
-        );
-      } catch (error) {
-        return {
-          ok: false,
-          error: this.#with_context(
-            `MCP server '${this.name}' failed to list its tools: ${message_of(error)}`,
-            session,
-          ),
-        };
-      }
-      for (const entry of result.tools) {
-        const parsed = parse_listed_tool(entry, this.name);
-        if (!parsed.ok) {
-          this.#warn(`MCP server '${this.name}': tool '${parsed.name}' skipped: ${parsed.error}`);
-        } else if (seen.has(parsed.tool.name)) {
-          this.#warn(
-            `MCP server '${this.name}': tool '${parsed.tool.name}' is listed twice; the first is kept`,
-          );
-        } else {
-          seen.add(parsed.tool.name);
-          tools.push(parsed.tool);
-        }
-      }
-      if (result.nextCursor === undefined || result.nextCursor === cursor) {
-        return { ok: true, tools };
-      }
-      cursor = result.nextCursor;
-    }
-    this.#warn(
-      `MCP server '${this.name}': more than ${MAX_LIST_PAGES} pages of tools; the rest is ignored`,
-    );
-    return { ok: true, tools };
+    const listed = await list_all_tools(session.client, {
+      server: this.name,
+      timeout_ms: this.timeout_ms,
+      signal,
+      warn: (message) => this.#warn(message),
+    });
+    return listed.ok ? listed : { ok: false, error: this.#with_context(listed.error, session) };
   }
 
   /** Lists again after tools/list_changed; overlapping notifications coalesce into one more run. */
-  #relist(session: Session): void {
+  #relist(session: McpSession): void {
     if (this.#listing !== undefined) {
       this.#list_again = true;
       return;
@@ -343,10 +285,16 @@ export class McpConnection {
       } while (this.#list_again);
     })().finally(() => {
       this.#listing = undefined;
+      // a notification that came for a newer session while an older one was listing
+      const current = this.#session;
+      if (this.#list_again && current !== undefined && this.#state === 'ready') {
+        this.#list_again = false;
+        this.#relist(current);
+      }
     });
   }
 
-  #on_transport_error(session: Session, error: Error): void {
+  #on_transport_error(session: McpSession, error: Error): void {
     if (error.name === 'ZodError' || error.message.trimStart().startsWith('[')) {
       session.junk_lines++;
       this.#warn(
@@ -354,16 +302,31 @@ export class McpConnection {
       );
       return;
     }
-    session.last_transport_error = this.#redact(error.message);
+    // a late answer to a call that already timed out is expected, not a fault of the server
+    if (error.message.startsWith('Received a response for an unknown message ID')) return;
+    session.last_transport_error = this.#redact(describe_error(error));
+    // over HTTP a dead server leaves calls waiting for a stream that never resumes: ask at once
+    if (!is_stdio_server(this.config) && LOST_CONNECTION.test(session.last_transport_error)) {
+      void this.#check_alive(session);
+    }
   }
 
-  #on_closed(session: Session): void {
+  /** Pings a session whose stream broke; one that cannot be reached is marked down and closed. */
+  async #check_alive(session: McpSession): Promise<void> {
+    if (this.#session !== session || this.#state !== 'ready') return;
+    const reason = await session.probe(Math.min(this.timeout_ms, PROBE_TIMEOUT_MS));
+    if (reason === undefined || this.#session !== session) return;
+    this.#mark_down(session, `the server stopped answering: ${this.#redact(reason)}`);
+    await session.dispose(true);
+  }
+
+  #on_closed(session: McpSession): void {
     const what = is_stdio_server(this.config) ? 'the process exited' : 'the connection closed';
     this.#mark_down(session, what);
   }
 
   /** Marks the server down when `session` is its live session; later uses restart it. */
-  #mark_down(session: Session, what: string): void {
+  #mark_down(session: McpSession, what: string): void {
     const was_current = this.#session === session && !session.closed;
     session.closed = true;
     if (!was_current || this.#state !== 'ready') return;
@@ -371,13 +334,15 @@ export class McpConnection {
     this.#state = 'down';
     this.#failures++;
     this.#down_at = Date.now();
-    this.#down_reason = `${what}${this.#inline_context(session)}`;
+    const context = session.inline_context();
+    this.#down_reason =
+      context !== '' && what.includes(context.slice(2)) ? what : `${what}${context}`;
     this.#down_stderr = this.#stderr_block();
     this.#warn(`MCP server '${this.name}' went down (${what}); it restarts on its next use`);
   }
 
   async #call_error(
-    session: Session,
+    session: McpSession,
     tool: string,
     error: unknown,
     timeout_ms: number,
@@ -394,6 +359,9 @@ export class McpConnection {
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
       return this.#redact(`${label} returned an invalid result: ${error.message}`);
     }
+    if (this.#state === 'closed') {
+      return `MCP server '${this.name}' was closed during the call to '${tool}'`;
+    }
     // the connection itself failed: the server is gone, or unreachable
     if (this.#session === session && !session.closed) {
       this.#mark_down(session, message_of(error));
@@ -409,7 +377,7 @@ export class McpConnection {
     return `the call to '${tool}' on MCP server '${this.name}' was aborted; the server was sent a cancellation`;
   }
 
-  #start_error(session: Session, error: unknown, signal: AbortSignal | undefined): string {
+  #start_error(session: McpSession, error: unknown, signal: AbortSignal | undefined): string {
     const label = `MCP server '${this.name}'`;
     if (signal?.aborted) return `${label}: starting was aborted`;
     const code = (error as { code?: unknown } | null)?.code;
@@ -418,6 +386,14 @@ export class McpConnection {
     }
     if (code === 'EACCES' && is_stdio_server(this.config)) {
       return `${label}: permission denied running '${this.config.command}'`;
+    }
+    if (!is_stdio_server(this.config)) {
+      const reason = describe_error(error);
+      const transport_error = session.last_transport_error ?? '';
+      if (LOST_CONNECTION.test(reason) || LOST_CONNECTION.test(transport_error)) {
+        const detail = LOST_CONNECTION.test(reason) ? reason : transport_error;
+        return this.#redact(`${label} could not be reached at ${this.config.url}: ${detail}`);
+      }
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return this.#with_context(
@@ -436,17 +412,8 @@ export class McpConnection {
   }
 
   /** Adds what is known about the session's end: transport error, junk output, stderr. */
-  #with_context(message: string, session: Session): string {
-    return this.#redact(`${message}${this.#inline_context(session)}${this.#stderr_block()}`);
-  }
-
-  #inline_context(session: Session): string {
-    let text = '';
-    if (session.last_transport_error !== undefined) text += `; ${session.last_transport_error}`;
-    if (session.junk_lines > 0) {
-      text += `; it wrote ${session.junk_lines} line(s) to stdout that are not JSON-RPC`;
-    }
-    return text;
+  #with_context(message: string, session: McpSession): string {
+    return this.#redact(`${message}${session.inline_context()}${this.#stderr_block()}`);
   }
 
   /** The last stderr lines as a block to append, or empty. */
@@ -455,20 +422,9 @@ export class McpConnection {
     return stderr === '' ? '' : `\nstderr (last lines):\n${stderr}`;
   }
 
-  async #dispose(session: Session, forceful: boolean): Promise<void> {
+  async #dispose(session: McpSession, forceful: boolean): Promise<void> {
     if (this.#session === session) this.#session = undefined;
-    session.closed = true;
-    const transport = session.client.transport;
-    if (forceful && transport !== undefined && 'pid' in transport) {
-      const pid = (transport as { pid: number | null }).pid;
-      // a server that failed us gets no graceful 2 s: SIGTERM now, the SDK escalates if needed
-      if (pid !== null) safe_kill(pid);
-    }
-    if (transport !== undefined && 'terminateSession' in transport && !forceful) {
-      const terminate = (transport as { terminateSession(): Promise<void> }).terminateSession();
-      await Promise.race([terminate.catch(() => {}), sleep(1_000)]);
-    }
-    await session.client.close().catch(() => {});
+    await session.dispose(forceful);
   }
 
   #warn(message: string): void {
@@ -491,40 +447,10 @@ function failure(message: string): McpCallOutput {
   return { ok: false, output: message, error: message };
 }
 
-/** Backoff before restart number `failures` in a row: 200 ms, 400 ms, 800 ms… up to 30 s. */
-export function backoff_ms(failures: number): number {
-  if (failures <= 0) return 0;
-  return Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_BASE_MS * 2 ** (failures - 1));
-}
-
 function message_of(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describe_error(error);
 }
 
 function same_tools(a: readonly McpListedTool[], b: readonly McpListedTool[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function safe_kill(pid: number): void {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', on_abort);
-      resolve(true);
-    }, ms);
-    const on_abort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener('abort', on_abort, { once: true });
-  });
 }

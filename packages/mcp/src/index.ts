@@ -1,5 +1,6 @@
 export type { AttachMcpOptions, McpAttachFailure, McpAttachment } from './attach.js';
 export { attach_mcp } from './attach.js';
+export { backoff_ms, RESTART_BACKOFF_BASE_MS, RESTART_BACKOFF_MAX_MS } from './backoff.js';
 export type { McpCallOutput } from './call_result.js';
 export { DEFAULT_MAX_OUTPUT_CHARS, map_call_result } from './call_result.js';
 export type {
@@ -42,7 +43,7 @@ export type {
   McpConnectResult,
   McpServerState,
 } from './connection.js';
-export { backoff_ms, McpConnection } from './connection.js';
+export { McpConnection } from './connection.js';
 export type { McpListedTool } from './listed_tool.js';
 export { create_mcp_tool, McpArgumentsSchema } from './mcp_tool.js';
 export { redact_secrets } from './redact.js';

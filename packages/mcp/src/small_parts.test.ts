@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are ${VAR} references as config files write them
 import { describe, expect, it } from 'vitest';
-import { backoff_ms } from './connection.js';
+import { backoff_ms } from './backoff.js';
 import { expand_env, expand_env_record } from './expand_env.js';
 import { LineTail } from './line_tail.js';
 import { parse_listed_tool } from './listed_tool.js';

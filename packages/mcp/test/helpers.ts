@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,14 +45,15 @@ export async function wait_for(check: () => boolean, timeout_ms = 5_000): Promis
 }
 
 /**
- * Starts server-everything in an HTTP mode on 127.0.0.1 and a free port; resolves once it
- * listens. The caller kills the child.
+ * Starts server-everything in an HTTP mode on 127.0.0.1 and `port` (0: a free one); resolves
+ * once it listens. The caller kills the child.
  */
 export function start_everything_http(
   mode: 'streamableHttp' | 'sse',
+  port = 0,
 ): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', LOOPBACK_LISTEN, EVERYTHING, mode], {
-    env: { PATH: process.env.PATH, PORT: '0' },
+    env: { PATH: process.env.PATH, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -81,4 +83,17 @@ export async function stop_child(child: ChildProcess | undefined): Promise<void>
   const gone = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await gone;
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+export function closed_port(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

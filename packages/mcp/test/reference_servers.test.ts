@@ -9,6 +9,7 @@ import { ToolExecutor, ToolRegistry } from '@lich/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attach_mcp, type McpAttachment, parse_mcp_catalog } from '../src/index.js';
 import {
+  closed_port,
   EVERYTHING,
   FILESYSTEM,
   start_everything_http,
@@ -263,10 +264,48 @@ describe('server-everything over HTTP', () => {
     });
   });
 
+  it('fails a call at once when the HTTP server dies, and reconnects once it is back', async () => {
+    const first = await start_everything_http('streamableHttp');
+    let second: Awaited<ReturnType<typeof start_everything_http>> | undefined;
+    const registry = new ToolRegistry();
+    const parsed = parse_mcp_catalog({ site: { url: `http://127.0.0.1:${first.port}/mcp` } });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const attachment = await attach_mcp(parsed.catalog, registry);
+    attachments.push(attachment);
+    try {
+      const executor = new ToolExecutor(registry, { work_dir: process.cwd() });
+      setTimeout(() => first.child.kill('SIGKILL'), 300);
+      const started = Date.now();
+      const result = await executor.execute('mcp_site_trigger-long-running-operation', {
+        duration: 10,
+        steps: 5,
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(result.output).toMatch(/MCP server 'site' went down during the call/);
+      expect(result.output).toMatch(/ECONNREFUSED|stopped answering/);
+      // still gone: the restart fails with a clear error
+      const gone = await executor.execute('mcp_site_echo', { message: 'hello?' });
+      expect(gone.output).toMatch(
+        /MCP server 'site' could not be reached at http:\/\/127\.0\.0\.1:\d+\/mcp/,
+      );
+      // back on the same port: the next use (after its backoff) opens a new session
+      second = await start_everything_http('streamableHttp', first.port);
+      expect(await executor.execute('mcp_site_echo', { message: 'back' })).toMatchObject({
+        ok: true,
+        output: 'Echo: back',
+      });
+    } finally {
+      await attachment.close();
+      await stop_child(first.child);
+      await stop_child(second?.child);
+    }
+  });
+
   it('reports an unreachable HTTP server as failed, quickly', async () => {
     const registry = new ToolRegistry();
+    const port = await closed_port();
     const parsed = parse_mcp_catalog({
-      gone: { url: 'http://127.0.0.1:9/mcp', timeout_ms: 5_000 },
+      gone: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 5_000 },
     });
     if (!parsed.ok) throw new Error(parsed.error);
     const started = Date.now();
@@ -275,6 +314,8 @@ describe('server-everything over HTTP', () => {
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(attachment.connected).toEqual([]);
     expect(attachment.failed[0]?.server).toBe('gone');
-    expect(attachment.failed[0]?.error).toMatch(/MCP server 'gone'/);
+    expect(attachment.failed[0]?.error).toBe(
+      `MCP server 'gone' could not be reached at http://127.0.0.1:${port}/mcp: fetch failed (ECONNREFUSED)`,
+    );
   });
 });
