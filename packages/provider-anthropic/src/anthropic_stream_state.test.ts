@@ -153,6 +153,7 @@ describe('AnthropicStreamState', () => {
     );
     expect(error).toMatchObject({
       kind: 'http',
+      status: 529,
       code: 'overloaded_error',
       retryable: true,
       delivered: true,
