@@ -150,7 +150,12 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
         summary.usage = last_end.total_usage;
         break;
       }
-      if (whole || info.size <= HEAD_BYTES || length >= TAIL_LIMIT_BYTES) break;
+      if (whole || info.size <= HEAD_BYTES || length >= TAIL_LIMIT_BYTES) {
+        // no run_end near the end: the last one in the head is the best known total
+        const head_end = head.records.findLast((record) => record.type === 'run_end');
+        if (head_end?.type === 'run_end') summary.usage = head_end.total_usage;
+        break;
+      }
     }
     return summary;
   } catch (error) {
