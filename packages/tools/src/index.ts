@@ -1,7 +1,12 @@
 export type { EditFileArgs } from './edit_file.js';
 export { EDIT_FILE_MAX_BYTES, edit_file_tool } from './edit_file.js';
 export { child_env, env_passthrough_of, SECRET_NAME_PATTERN } from './env.js';
-export type { BeforeToolCallResult, ToolExecutorOptions, ToolHooks } from './executor.js';
+export type {
+  BeforeToolCallResult,
+  HookReturn,
+  ToolExecutorOptions,
+  ToolHooks,
+} from './executor.js';
 export {
   DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_TOOL_TIMEOUT_MS,
