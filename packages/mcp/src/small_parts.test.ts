@@ -23,7 +23,11 @@ describe('expand_env', () => {
 
 describe('child_env', () => {
   it('is PATH, HOME and the configured variables; the SDK defaults are removed', () => {
-    const env = child_env({ API_KEY: 'k' }, { PATH: '/bin', HOME: '/h', USER: 'me', SECRET: 's' });
+    const env = child_env(
+      { API_KEY: 'k' },
+      { PATH: '/bin', HOME: '/h', USER: 'me', SECRET: 's' },
+      'linux',
+    );
     const present = Object.entries(env).filter(([, value]) => value !== undefined);
     expect(Object.fromEntries(present)).toEqual({ PATH: '/bin', HOME: '/h', API_KEY: 'k' });
     expect('USER' in env && env.USER).toBe(undefined);

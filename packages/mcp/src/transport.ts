@@ -102,13 +102,18 @@ export function build_transport(
  * The whole environment of a child: PATH and HOME from `source`, then the configured variables.
  * The SDK adds a few variables of its own choosing (LOGNAME, SHELL, TERM, USER…) to whatever it is
  * given; each of those not configured is passed as `undefined`, which Node's spawn leaves out.
+ * On Windows the SDK's list (SYSTEMROOT, APPDATA, TEMP…) is what a process needs to run at all,
+ * so there it is kept.
  */
 export function child_env(
   configured: Readonly<Record<string, string>>,
   source: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
 ): Record<string, string> {
   const env: Record<string, string | undefined> = {};
-  for (const key of DEFAULT_INHERITED_ENV_VARS) env[key] = undefined;
+  if (platform !== 'win32') {
+    for (const key of DEFAULT_INHERITED_ENV_VARS) env[key] = undefined;
+  }
   if (source.PATH !== undefined) env.PATH = source.PATH;
   if (source.HOME !== undefined) env.HOME = source.HOME;
   Object.assign(env, configured);
