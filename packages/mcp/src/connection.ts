@@ -12,11 +12,9 @@ import { list_all_tools } from './list_tools.js';
 import type { McpListedTool } from './listed_tool.js';
 import { redact_secrets } from './redact.js';
 import { describe_error, McpSession } from './session.js';
+import { describe_start_error, LOST_CONNECTION } from './start_error.js';
 import { build_transport } from './transport.js';
 
-/** Transport errors that may mean an HTTP server is gone (checked with a ping). */
-const LOST_CONNECTION =
-  /stream disconnected|fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|terminated|socket hang up/i;
 /** The longest a liveness ping may take. */
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -190,7 +188,16 @@ export class McpConnection {
       await client.connect(built.transport, { timeout: this.timeout_ms, signal });
     } catch (error) {
       await this.#dispose(session, true);
-      return this.#start_failed(this.#start_error(session, error, signal));
+      const message = describe_start_error({
+        name: this.name,
+        config: this.config,
+        timeout_ms: this.timeout_ms,
+        session,
+        error,
+        aborted: signal?.aborted === true,
+        with_context: (text) => this.#with_context(text, session),
+      });
+      return this.#start_failed(this.#redact(message));
     }
     const listed = await this.#list_tools(session, signal);
     if (!listed.ok) {
@@ -375,40 +382,6 @@ export class McpConnection {
 
   #aborted_message(tool: string): string {
     return `the call to '${tool}' on MCP server '${this.name}' was aborted; the server was sent a cancellation`;
-  }
-
-  #start_error(session: McpSession, error: unknown, signal: AbortSignal | undefined): string {
-    const label = `MCP server '${this.name}'`;
-    if (signal?.aborted) return `${label}: starting was aborted`;
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'ENOENT' && is_stdio_server(this.config)) {
-      return `${label}: command not found: '${this.config.command}' (is it installed and on PATH?)`;
-    }
-    if (code === 'EACCES' && is_stdio_server(this.config)) {
-      return `${label}: permission denied running '${this.config.command}'`;
-    }
-    if (!is_stdio_server(this.config)) {
-      const reason = describe_error(error);
-      const transport_error = session.last_transport_error ?? '';
-      if (LOST_CONNECTION.test(reason) || LOST_CONNECTION.test(transport_error)) {
-        const detail = LOST_CONNECTION.test(reason) ? reason : transport_error;
-        return this.#redact(`${label} could not be reached at ${this.config.url}: ${detail}`);
-      }
-    }
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-      return this.#with_context(
-        `${label} did not answer initialize within ${this.timeout_ms} ms`,
-        session,
-      );
-    }
-    if (
-      session.closed ||
-      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
-    ) {
-      const what = is_stdio_server(this.config) ? 'exited' : 'closed the connection';
-      return this.#with_context(`${label} ${what} before answering initialize`, session);
-    }
-    return this.#with_context(`${label} failed to initialize: ${message_of(error)}`, session);
   }
 
   /** Adds what is known about the session's end: transport error, junk output, stderr. */
