@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent, Message } from '@lich/core';
