@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { error_text, SessionError, system_code } from './errors.js';
 import type { SessionLock } from './lock.js';
+import type { SessionProblem } from './reader.js';
 import {
   record_line,
   type SessionRecord,
@@ -40,6 +41,8 @@ export interface SessionHandle {
   readonly state: Readonly<SessionState>;
   /** How many appends failed since the handle was opened. */
   readonly failed_writes: number;
+  /** What was found (and fixed) in the file when it was opened: a torn tail, repaired lines. */
+  readonly problems: readonly SessionProblem[];
   readonly closed: boolean;
   append(record: SessionRecordInput, options?: AppendOptions): Promise<void>;
   /** Waits for every pending append, then flushes the file to disk. */
@@ -57,6 +60,7 @@ export interface HandleInit {
   lock: SessionLock;
   fsync: FsyncMode;
   state: SessionState;
+  problems: readonly SessionProblem[];
   now: () => Date;
 }
 
@@ -65,6 +69,7 @@ export class FileSessionHandle implements SessionHandle {
   readonly id: string;
   readonly path: string;
   readonly state: SessionState;
+  readonly problems: readonly SessionProblem[];
   readonly #file: FileHandle;
   readonly #lock: SessionLock;
   readonly #fsync: FsyncMode;
@@ -84,6 +89,7 @@ export class FileSessionHandle implements SessionHandle {
     this.#lock = init.lock;
     this.#fsync = init.fsync;
     this.state = init.state;
+    this.problems = init.problems;
     this.#now = init.now;
   }
 

@@ -38,9 +38,13 @@ async function try_create(lock_path: string): Promise<boolean> {
   }
   try {
     await handle.writeFile(`${process.pid}\n`);
-  } finally {
+  } catch (error) {
+    // an empty lock would block the session for a while: take it away again
     await handle.close();
+    await unlink(lock_path).catch(() => undefined);
+    throw error;
   }
+  await handle.close();
   return true;
 }
 

@@ -76,6 +76,9 @@ describe('torn tails', () => {
     const id = path.slice(dir.length + 1, -'.jsonl'.length);
     const handle = await store.open(id);
     expect(handle.state.slots).toHaveLength(2);
+    expect(handle.problems).toEqual([
+      expect.objectContaining({ kind: 'torn_tail', line: 4, moved_to: `${path}.corrupt` }),
+    ]);
     await handle.append(user(2, 'written after the crash'));
     await handle.close();
     const { records, problems } = await read_session(path);

@@ -106,6 +106,7 @@ export class SessionStore {
       lock,
       fsync: this.#fsync,
       state: empty_state(),
+      problems: [],
       now: this.#now,
     });
     try {
@@ -167,6 +168,7 @@ export class SessionStore {
         lock,
         fsync: this.#fsync,
         state: state_of(contents.records),
+        problems: contents.problems,
         now: this.#now,
       });
     } catch (error) {
