@@ -1,4 +1,5 @@
-import { type ByteSource, iterate_bytes } from './byte_source.js';
+import type { ByteSource } from './byte_source.js';
+import { type ChunkDecoder, PullIterator } from './pull_iterator.js';
 import { StreamParseError } from './stream_parse_error.js';
 
 /** Options of `read_ndjson`. */
@@ -10,6 +11,81 @@ export interface ReadNdjsonOptions {
 }
 
 const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
+const STREAM = { stream: true } as const;
+
+/** Splits decoded text into lines and parses each as JSON. */
+class NdjsonDecoder implements ChunkDecoder<unknown> {
+  readonly #decoder = new TextDecoder('utf-8');
+  readonly #max: number;
+  #pending = '';
+  #line_number = 0;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  push(bytes: Uint8Array): unknown[] {
+    const out: unknown[] = [];
+    this.#feed(this.#decoder.decode(bytes, STREAM), out);
+    return out;
+  }
+
+  end(): unknown[] {
+    const out: unknown[] = [];
+    const rest = this.#decoder.decode();
+    if (rest !== '') this.#feed(rest, out);
+    const last = this.#pending;
+    this.#pending = '';
+    this.#parse(last, out);
+    return out;
+  }
+
+  #feed(text: string, out: unknown[]): void {
+    let newline = text.indexOf('\n');
+    if (newline === -1) {
+      this.#pending += text;
+      if (this.#pending.length > this.#max) {
+        throw new StreamParseError(
+          `a line is over ${this.#max} characters`,
+          this.#line_number + 1,
+          this.#pending.slice(0, 200),
+        );
+      }
+      return;
+    }
+    let start = 0;
+    let line = this.#pending + text.slice(0, newline);
+    this.#pending = '';
+    for (;;) {
+      this.#parse(line, out);
+      start = newline + 1;
+      newline = text.indexOf('\n', start);
+      if (newline === -1) break;
+      line = text.slice(start, newline);
+    }
+    this.#pending = text.slice(start);
+  }
+
+  #parse(line: string, out: unknown[]): void {
+    if (line === '') {
+      this.#line_number += 1;
+      return;
+    }
+    this.#line_number += 1;
+    const text = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+    if (text.trim() === '') return;
+    try {
+      out.push(JSON.parse(text));
+    } catch (error) {
+      throw new StreamParseError(
+        'not newline-delimited JSON: a line is not JSON',
+        this.#line_number,
+        text,
+        { cause: error },
+      );
+    }
+  }
+}
 
 /**
  * Reads newline-delimited JSON (Ollama's stream) as it arrives, yielding each parsed value.
@@ -17,64 +93,15 @@ const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
  * Contract: byte-chunk safe (lines and UTF-8 characters may be split anywhere); `\n` and `\r\n`
  * end lines; blank lines are skipped; a last line without a newline is parsed too; a line that is
  * not JSON throws a `StreamParseError` naming the line; the source's own errors are rethrown
- * unchanged; ending early cancels the source.
+ * unchanged; ending early, an error or an abort cancels the source.
  */
-export async function* read_ndjson(
+export function read_ndjson(
   source: ByteSource,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<unknown, void, undefined> {
-  const decoder = new TextDecoder('utf-8');
-  const max = options.max_line_chars ?? DEFAULT_MAX_LINE_CHARS;
-  let pending = '';
-  let line_number = 0;
-
-  const parse = (line: string): { ok: true; value: unknown } | { ok: false } => {
-    line_number += 1;
-    const end = line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
-    const text = end === line.length ? line : line.slice(0, end);
-    if (text.trim() === '') return { ok: false };
-    try {
-      return { ok: true, value: JSON.parse(text) };
-    } catch (error) {
-      throw new StreamParseError(
-        'not newline-delimited JSON: a line is not JSON',
-        line_number,
-        text,
-        {
-          cause: error,
-        },
-      );
-    }
-  };
-
-  for await (const chunk of iterate_bytes(source, options.signal)) {
-    const text = decoder.decode(chunk, { stream: true });
-    let newline = text.indexOf('\n');
-    if (newline === -1) {
-      pending += text;
-      if (pending.length > max) {
-        throw new StreamParseError(
-          `a line is over ${max} characters`,
-          line_number + 1,
-          pending.slice(0, 200),
-        );
-      }
-      continue;
-    }
-    let start = 0;
-    let line = pending + text.slice(0, newline);
-    pending = '';
-    for (;;) {
-      const parsed = parse(line);
-      if (parsed.ok) yield parsed.value;
-      start = newline + 1;
-      newline = text.indexOf('\n', start);
-      if (newline === -1) break;
-      line = text.slice(start, newline);
-    }
-    pending = text.slice(start);
-  }
-  pending += decoder.decode();
-  const parsed = parse(pending);
-  if (parsed.ok) yield parsed.value;
+  return new PullIterator(
+    source,
+    new NdjsonDecoder(options.max_line_chars ?? DEFAULT_MAX_LINE_CHARS),
+    options.signal,
+  );
 }

@@ -121,6 +121,21 @@ describe('read_sse', () => {
     expect(cancelled).toBe(true);
   });
 
+  it('serves next() calls made while one is pending in order, and ends cleanly', async () => {
+    const iterator = read_sse(chunks_of(['data: on', 'e\n\ndata: two\n\n']));
+    const [first, second, third] = await Promise.all([
+      iterator.next(),
+      iterator.next(),
+      iterator.next(),
+    ]);
+    expect(first.value?.data).toBe('one');
+    expect(second.value?.data).toBe('two');
+    expect(third.done).toBe(true);
+    expect((await iterator.next()).done).toBe(true);
+    expect((await iterator.return(undefined)).done).toBe(true);
+    await expect(read_sse(chunks_of([])).throw(new Error('stop'))).rejects.toThrow('stop');
+  });
+
   it('rethrows the source error unchanged', async () => {
     const problem = new Error('socket hang up');
     const source = (async function* () {

@@ -1,4 +1,5 @@
-import { type ByteSource, iterate_bytes } from './byte_source.js';
+import type { ByteSource } from './byte_source.js';
+import { PullIterator } from './pull_iterator.js';
 import { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
 
 /** Options of `read_sse`. */
@@ -16,14 +17,9 @@ export interface ReadSseOptions extends SseParserOptions {
  * and rethrows the source's own error (a broken connection) unchanged. Breaking out of the loop,
  * an error or an abort cancels the source.
  */
-export async function* read_sse(
+export function read_sse(
   source: ByteSource,
   options: ReadSseOptions = {},
 ): AsyncGenerator<SseEvent, void, undefined> {
-  const parser = new SseParser(options);
-  for await (const chunk of iterate_bytes(source, options.signal)) {
-    const events = parser.push(chunk);
-    for (let index = 0; index < events.length; index++) yield events[index] as SseEvent;
-  }
-  yield* parser.end();
+  return new PullIterator(source, new SseParser(options), options.signal);
 }

@@ -26,10 +26,12 @@ export interface SseParserOptions {
   on_comment?: (text: string) => void;
 }
 
-const COLON = 58;
-const SPACE = 32;
 const LF = 10;
-const D = 100;
+const CR = 13;
+const SPACE = 32;
+const COLON = 58;
+const CR_BREAKS = /\r\n?/g;
+const STREAM = { stream: true } as const;
 const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
@@ -47,6 +49,7 @@ export class SseParser {
   readonly #strict: boolean;
   readonly #max: number;
   readonly #on_comment: ((text: string) => void) | undefined;
+  /** The start of a line whose end has not arrived; never holds a line break. */
   #pending = '';
   #skip_lf = false;
   #data: string | undefined = undefined;
@@ -55,7 +58,6 @@ export class SseParser {
   #retry: number | undefined = undefined;
   #line_number = 0;
   #event_chars = 0;
-  #out: SseEvent[] = [];
 
   constructor(options: SseParserOptions = {}) {
     this.#strict = options.strict ?? true;
@@ -65,109 +67,158 @@ export class SseParser {
 
   /** Parses one chunk of bytes; returns the events it completed. */
   push(bytes: Uint8Array): SseEvent[] {
-    this.#feed(this.#decoder.decode(bytes, { stream: true }));
-    return this.#take();
+    const out: SseEvent[] = [];
+    const text = this.#decoder.decode(bytes, STREAM);
+    this.#feed(text, out, text.indexOf('\r') !== -1);
+    return out;
   }
 
   /** Parses a chunk of already decoded text; returns the events it completed. */
   push_text(text: string): SseEvent[] {
-    this.#feed(text);
-    return this.#take();
+    const out: SseEvent[] = [];
+    this.#feed(text, out, text.indexOf('\r') !== -1);
+    return out;
   }
 
   /** Ends the stream: a last line and a last event without the blank line after it count. */
   end(): SseEvent[] {
+    const out: SseEvent[] = [];
     const rest = this.#decoder.decode();
-    if (rest !== '') this.#feed(rest);
+    if (rest !== '') this.#feed(rest, out, rest.indexOf('\r') !== -1);
     if (this.#pending !== '') {
       const line = this.#pending;
       this.#pending = '';
-      this.#line(line, 0, line.length);
+      this.#line_number += 1;
+      this.#line(line, 0, line.length, out);
     }
-    this.#dispatch();
-    return this.#take();
-  }
-
-  #take(): SseEvent[] {
-    const out = this.#out;
-    if (out.length > 0) this.#out = [];
+    this.#dispatch(out);
     return out;
   }
 
-  #feed(chunk: string): void {
+  #feed(chunk: string, out: SseEvent[], has_cr: boolean): void {
     let text = chunk;
     if (this.#skip_lf) {
       if (text.length === 0) return;
       this.#skip_lf = false;
       if (text.charCodeAt(0) === LF) text = text.slice(1);
     }
-    // Look for a line break in the new text only, so a long line arriving in many chunks is not
-    // rescanned each time.
+    // Line ends are normalised to `\n` so one tight loop serves all three kinds. A `\r` ending the
+    // chunk may be the first half of a `\r\n` split across reads.
+    if (has_cr) {
+      if (text.charCodeAt(text.length - 1) === CR) this.#skip_lf = true;
+      text = text.replace(CR_BREAKS, '\n');
+    }
+    // Only the new text is searched, so a long line arriving in many chunks is not rescanned.
     let lf = text.indexOf('\n');
-    let cr = text.indexOf('\r');
-    if (lf === -1 && cr === -1) {
+    if (lf === -1) {
       this.#pending += text;
       if (this.#pending.length > this.#max) this.#too_big(this.#pending);
       return;
     }
-    if (this.#pending !== '') {
-      const shift = this.#pending.length;
-      text = this.#pending + text;
-      this.#pending = '';
-      if (lf !== -1) lf += shift;
-      if (cr !== -1) cr += shift;
-    }
-    const length = text.length;
     let position = 0;
-    while (position < length) {
-      if (lf !== -1 && lf < position) lf = text.indexOf('\n', position);
-      if (cr !== -1 && cr < position) cr = text.indexOf('\r', position);
-      let end: number;
-      let next: number;
-      if (cr !== -1 && (lf === -1 || cr < lf)) {
-        end = cr;
-        if (cr + 1 < length) {
-          next = text.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
-        } else {
-          next = length;
-          this.#skip_lf = true;
+    if (this.#pending !== '') {
+      // The line begun in an earlier chunk is handled on its own, so the chunk is never copied
+      // into a joined string.
+      const first = this.#pending + text.slice(0, lf);
+      this.#pending = '';
+      this.#line_number += 1;
+      this.#line(first, 0, first.length, out);
+      position = lf + 1;
+      lf = text.indexOf('\n', position);
+    }
+    // The hot state lives in locals during the loop and is written back before any other call.
+    let lines = 0;
+    let data = this.#data;
+    let event_type = this.#event_type;
+    let last_id = this.#last_id;
+    let retry = this.#retry;
+    const max = this.#max;
+    while (lf !== -1) {
+      lines += 1;
+      if (lf === position) {
+        if (data !== undefined) {
+          out.push({ event: event_type === '' ? 'message' : event_type, data, id: last_id, retry });
+          data = undefined;
         }
-      } else if (lf !== -1) {
-        end = lf;
-        next = lf + 1;
+        event_type = '';
+        retry = undefined;
+        this.#event_chars = 0;
+      } else if (
+        text.charCodeAt(position) === 100 && // the hot path: `data:`
+        text.charCodeAt(position + 4) === COLON &&
+        text.charCodeAt(position + 1) === 97 &&
+        text.charCodeAt(position + 2) === 116 &&
+        text.charCodeAt(position + 3) === 97
+      ) {
+        const from = text.charCodeAt(position + 5) === SPACE ? position + 6 : position + 5;
+        const value = text.slice(from, lf);
+        if (data === undefined && text.charCodeAt(lf + 1) === LF) {
+          // one data line and its blank line: dispatch without buffering
+          lines += 1;
+          if (lf - from > max) this.#too_big(value, lines);
+          out.push({
+            event: event_type === '' ? 'message' : event_type,
+            data: value,
+            id: last_id,
+            retry,
+          });
+          event_type = '';
+          retry = undefined;
+          position = lf + 2;
+          lf = text.indexOf('\n', position);
+          continue;
+        }
+        this.#event_chars += value.length + 1;
+        if (this.#event_chars > max) this.#too_big(value, lines);
+        data = data === undefined ? value : `${data}\n${value}`;
+      } else if (
+        text.charCodeAt(position) === 101 && // `event:`
+        text.charCodeAt(position + 5) === COLON &&
+        text.charCodeAt(position + 1) === 118 &&
+        text.charCodeAt(position + 2) === 101 &&
+        text.charCodeAt(position + 3) === 110 &&
+        text.charCodeAt(position + 4) === 116
+      ) {
+        event_type = text.slice(
+          text.charCodeAt(position + 6) === SPACE ? position + 7 : position + 6,
+          lf,
+        );
       } else {
-        this.#pending = text.slice(position);
-        if (this.#pending.length > this.#max) this.#too_big(this.#pending);
-        return;
+        this.#data = data;
+        this.#event_type = event_type;
+        this.#retry = retry;
+        this.#line_number += lines;
+        lines = 0;
+        this.#line(text, position, lf, out);
+        data = this.#data;
+        event_type = this.#event_type;
+        last_id = this.#last_id;
+        retry = this.#retry;
       }
-      this.#line(text, position, end);
-      position = next;
+      position = lf + 1;
+      lf = text.indexOf('\n', position);
+    }
+    this.#data = data;
+    this.#event_type = event_type;
+    this.#retry = retry;
+    this.#line_number += lines;
+    if (position < text.length) {
+      this.#pending = text.slice(position);
+      if (this.#pending.length > max) this.#too_big(this.#pending);
     }
   }
 
-  #line(text: string, start: number, end: number): void {
-    this.#line_number += 1;
+  /** Any line but the hot ones; `start < end`, the line runs from `start` to `end`. */
+  #line(text: string, start: number, end: number, out: SseEvent[]): void {
     if (start === end) {
-      this.#dispatch();
+      this.#dispatch(out);
       return;
     }
-    const first = text.charCodeAt(start);
-    if (first === COLON) {
+    if (text.charCodeAt(start) === COLON) {
       if (this.#on_comment) {
         const from = text.charCodeAt(start + 1) === SPACE ? start + 2 : start + 1;
         this.#on_comment(text.slice(from, end));
       }
-      return;
-    }
-    // The hot path: `data:` lines.
-    if (
-      first === D &&
-      end - start >= 5 &&
-      text.charCodeAt(start + 4) === COLON &&
-      text.startsWith('data', start)
-    ) {
-      const from = text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5;
-      this.#append_data(text.slice(from, end));
       return;
     }
     const colon = text.indexOf(':', start);
@@ -211,10 +262,10 @@ export class SseParser {
     this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
   }
 
-  #dispatch(): void {
+  #dispatch(out: SseEvent[]): void {
     const data = this.#data;
     if (data !== undefined) {
-      this.#out.push({
+      out.push({
         event: this.#event_type === '' ? 'message' : this.#event_type,
         data,
         id: this.#last_id,
@@ -227,10 +278,11 @@ export class SseParser {
     this.#event_chars = 0;
   }
 
-  #too_big(line: string): never {
+  /** `pending_lines`: lines of the current feed not yet added to `#line_number`. */
+  #too_big(line: string, pending_lines = 1): never {
     throw new StreamParseError(
       `event stream: an event is over ${this.#max} characters`,
-      this.#line_number + 1,
+      this.#line_number + pending_lines,
       line.slice(0, 200),
     );
   }
