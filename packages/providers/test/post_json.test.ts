@@ -219,6 +219,30 @@ describe('post_json', () => {
     expect(error.retryable).toBe(false);
   });
 
+  it('rejects the body at once when the caller aborts mid-stream', async () => {
+    const server = await serve('anthropic', [
+      { text: 'slow text '.repeat(20), chunk_delay_ms: 50 },
+    ]);
+    const controller = new AbortController();
+    const response = await post_json(
+      `${server.base_url}/v1/messages`,
+      { stream: true },
+      { ...CONTEXT, signal: controller.signal },
+    );
+    let seen = 0;
+    const started = performance.now();
+    const error = await rejection(
+      (async () => {
+        for await (const _ of read_sse(response.body)) {
+          seen += 1;
+          if (seen === 3) controller.abort();
+        }
+      })(),
+    );
+    expect(error.kind).toBe('aborted');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it('reports a non-JSON 200 body as a parse error', async () => {
     const server = await serve('openai', [
       {
