@@ -144,6 +144,7 @@ export class ProviderRouter {
     for (let index = 0; index < this.chain.length; index++) {
       const config = this.chain[index] as ProviderConfig;
       const context = { provider: config.kind, model: config.model, signal };
+      if (signal?.aborted) throw to_provider_error(signal.reason, context);
       if (index > 0) {
         const previous = failures.at(-1)?.error as ProviderError;
         const from = this.chain[index - 1] as ProviderConfig;
@@ -160,7 +161,6 @@ export class ProviderRouter {
           ...(previous.status === undefined ? {} : { status: previous.status }),
         });
       }
-      if (signal?.aborted) throw to_provider_error(signal.reason, context);
       let provider: LLMProvider;
       try {
         provider = this.provider(index);
