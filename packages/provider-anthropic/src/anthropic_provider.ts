@@ -17,7 +17,6 @@ import {
 import { AnthropicStreamState } from './anthropic_stream_state.js';
 import { from_anthropic_response } from './from_anthropic_response.js';
 import { to_anthropic_messages, to_anthropic_tools } from './to_anthropic_messages.js';
-import { with_delivered } from './with_delivered.js';
 
 /**
  * Builds a provider for the Anthropic Messages API. `base_url` defaults to
@@ -120,6 +119,6 @@ async function chat(
     return state.result();
   } catch (error) {
     const failure = to_provider_error(error, { ...context, signal: options.signal });
-    throw with_delivered(failure, state?.delivered ?? false);
+    throw failure.with_delivered(state?.delivered ?? false);
   }
 }

@@ -10,7 +10,6 @@ import type { OllamaRequest } from './ollama_api.js';
 import { OLLAMA_KIND, type OllamaSettings, read_ollama_settings } from './ollama_settings.js';
 import { type OllamaCallContext, OllamaStreamState } from './ollama_stream_state.js';
 import { to_ollama_messages, to_ollama_tools } from './to_ollama_messages.js';
-import { with_delivered } from './with_delivered.js';
 
 /**
  * Builds a provider for Ollama's native `/api/chat`. `base_url` defaults to
@@ -89,6 +88,6 @@ async function chat(
     return state.result();
   } catch (error) {
     const failure = to_provider_error(error, { ...context, signal: options.signal });
-    throw with_delivered(failure, state?.delivered ?? false);
+    throw failure.with_delivered(state?.delivered ?? false);
   }
 }

@@ -17,7 +17,6 @@ import {
 import { OpenAiStreamState } from './openai_stream_state.js';
 import { read_openai_error } from './read_openai_error.js';
 import { to_openai_messages, to_openai_tools } from './to_openai_messages.js';
-import { with_delivered } from './with_delivered.js';
 
 /**
  * Builds a provider for any OpenAI-compatible chat completions API (OpenAI, OpenRouter, vLLM,
@@ -96,6 +95,6 @@ async function chat(
     return state.result();
   } catch (error) {
     const failure = to_provider_error(error, { ...context, signal: options.signal });
-    throw with_delivered(failure, state?.delivered ?? false);
+    throw failure.with_delivered(state?.delivered ?? false);
   }
 }

@@ -75,6 +75,29 @@ export class ProviderError extends Error {
     return typeof value === 'object' && value !== null && MARKER in value;
   }
 
+  /**
+   * This error marked `delivered` (a delta had already reached `on_delta`, so the router must not
+   * retry or fail over, or the text would be shown twice). Returns `this` when there is nothing to
+   * change; never throws.
+   */
+  with_delivered(delivered: boolean): ProviderError {
+    if (!delivered || this.delivered) return this;
+    return new ProviderError({
+      kind: this.kind,
+      provider: this.provider,
+      model: this.model,
+      status: this.status,
+      provider_message: this.provider_message,
+      code: this.code,
+      request_id: this.request_id,
+      retry_after_ms: this.retry_after_ms,
+      retryable: this.retryable,
+      message: this.message,
+      delivered: true,
+      cause: this.cause,
+    });
+  }
+
   /** Whether an error of this shape is worth retrying on the same provider. */
   static default_retryable(init: Pick<ProviderErrorInit, 'kind' | 'status' | 'code'>): boolean {
     if (init.kind === 'aborted' || init.kind === 'config' || init.kind === 'parse') return false;
