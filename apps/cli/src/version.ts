@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
-/** The version of @lich/cli, read from its package.json. Throws only if the package is broken. */
+/**
+ * The version of @lich/cli, from its package.json (found through the package's own exports, so
+ * it is right from `dist/` and from the bundle alike). Throws only if the package is broken.
+ */
 export function version(): string {
-  const url = new URL('../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+  const manifest = createRequire(import.meta.url)('@lich/cli/package.json') as { version: string };
+  return manifest.version;
 }

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 const ROOT = dirname(dirname(CLI_DIR));
-const BIN = join(CLI_DIR, 'dist', 'bin.js');
+const BIN = join(CLI_DIR, 'dist', 'bin.cjs');
+const BUNDLE = join(CLI_DIR, 'dist', 'bundle', 'main.mjs');
 
 function newest(folder: string): number {
   let latest = 0;
@@ -19,11 +20,18 @@ function newest(folder: string): number {
   return latest;
 }
 
-/** Builds the CLI (and what it references) when dist/bin.js is missing or stale. */
+/**
+ * Builds the CLI (tsc for it and what it references, then the bundle) when dist/bin.js or the
+ * bundle is missing or older than the sources of any workspace package.
+ */
 export default function setup(): void {
-  const sources = [join(CLI_DIR, 'src'), join(ROOT, 'packages', 'agent', 'src')];
-  const stale =
-    !existsSync(BIN) || sources.some((folder) => newest(folder) > statSync(BIN).mtimeMs);
+  const sources = ['packages', 'apps'].flatMap((group) =>
+    readdirSync(join(ROOT, group)).map((name) => join(ROOT, group, name, 'src')),
+  );
+  const built = (path: string) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+  const oldest = Math.min(built(BIN), built(BUNDLE));
+  const stale = sources.some((folder) => existsSync(folder) && newest(folder) > oldest);
   if (!stale) return;
   execFileSync('pnpm', ['exec', 'tsc', '-b', 'apps/cli'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(CLI_DIR, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
 }

@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +33,10 @@ describe('lich basics', () => {
     );
     const result = await run(['--version']);
     expect(result).toMatchObject({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+    const esm_entry = await run(['--version'], {
+      script: fileURLToPath(new URL('../dist/bin.js', import.meta.url)),
+    });
+    expect(esm_entry).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 
   it('has help for every command, and the main help lists no later commands', async () => {

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { make_temp_dir, type TempDir } from '@lich/testkit';
 
-/** The built `lich`. */
-export const BIN = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'bin.js');
+/** The built `lich`: the package's `bin`. */
+export const BIN = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'bin.cjs');
 
 /** What a `lich` process did. */
 export interface LichResult {
@@ -58,6 +58,8 @@ export interface RunOptions {
   input?: string | Buffer;
   /** Node options before the script, e.g. `--import`. */
   node_args?: string[];
+  /** Run this script instead of `BIN`. */
+  script?: string;
   timeout_ms?: number;
   /** Called with the child once it started (to send signals). */
   on_spawn?: (child: import('node:child_process').ChildProcess) => void;
@@ -66,11 +68,15 @@ export interface RunOptions {
 /** Runs the built `lich` with `args`; resolves when it exits (killed after `timeout_ms`). */
 export function run_lich(args: readonly string[], options: RunOptions): Promise<LichResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.node_args ?? []), BIN, ...args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(options.node_args ?? []), options.script ?? BIN, ...args],
+      {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

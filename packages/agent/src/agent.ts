@@ -78,9 +78,12 @@ let package_version: string | undefined;
 
 async function own_version(): Promise<string> {
   if (package_version === undefined) {
-    const { readFile } = await import('node:fs/promises');
-    const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
-    package_version = (JSON.parse(text) as { version: string }).version;
+    // through the package's exports, so it stays right when this code is bundled elsewhere
+    const { createRequire } = await import('node:module');
+    const manifest = createRequire(import.meta.url)('@lich/agent/package.json') as {
+      version: string;
+    };
+    package_version = manifest.version;
   }
   return package_version;
 }

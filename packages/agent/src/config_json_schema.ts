@@ -1,12 +1,15 @@
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { CONFIG_FILE_SCHEMA } from './config_schema.js';
 
 /**
  * The absolute path of `config.schema.json`, shipped at the package root. `lich init` points a
- * new config's `$schema` at it so editors complete and check the keys.
+ * new config's `$schema` at it so editors complete and check the keys. Resolved through the
+ * package's exports, so it stays right when this code is bundled into another package.
  */
-export const CONFIG_SCHEMA_PATH = fileURLToPath(new URL('../config.schema.json', import.meta.url));
+export const CONFIG_SCHEMA_PATH = createRequire(import.meta.url).resolve(
+  '@lich/agent/config.schema.json',
+);
 
 /**
  * The JSON Schema (draft 2020-12) of a config file, generated from the zod schema: what the
