@@ -5,8 +5,9 @@
 // client (@lich/mcp and its SDK), loaded only when an MCP server is enabled; and the packages the
 // one-shot path must never load (ink, react, ws, chat-platform SDKs), so that any import of them
 // stays visible as a module load.
-import { rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -30,7 +31,7 @@ const bundle = await rolldown({
   external: EXTERNAL,
   logLevel: 'warn',
 });
-await bundle.write({
+const { output } = await bundle.write({
   dir: OUT_DIR,
   format: 'esm',
   entryFileNames: '[name].mjs',
@@ -38,3 +39,21 @@ await bundle.write({
   sourcemap: false,
 });
 await bundle.close();
+
+// The build info of every compiled package the bundle took code from: `bin.cjs` skips the bundle
+// when one of them is newer (a package rebuilt with `tsc -b` since), so it never runs stale code.
+const packages = new Set();
+for (const chunk of output) {
+  for (const id of chunk.type === 'chunk' ? chunk.moduleIds : []) {
+    const at = id.lastIndexOf('/dist/');
+    if (at !== -1 && !id.includes('/node_modules/.pnpm/')) packages.add(id.slice(0, at));
+  }
+}
+const inputs = [...packages]
+  .map((folder) => join(folder, 'dist', '.tsbuildinfo'))
+  .filter((file) => existsSync(file))
+  .map((file) => relative(OUT_DIR, file));
+await writeFile(
+  join(OUT_DIR, 'inputs.json'),
+  `${JSON.stringify({ built: Date.now(), inputs }, null, 2)}\n`,
+);

@@ -9,6 +9,29 @@ import fs = require('node:fs');
 import path = require('node:path');
 import url = require('node:url');
 
+/**
+ * Whether the bundle in `folder` is at least as new as every package it was made from. A package
+ * rebuilt since (its `.tsbuildinfo` newer) makes it stale; inputs that do not exist (an installed
+ * copy, laid out differently) do not.
+ */
+function fresh(folder: string): boolean {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'inputs.json'), 'utf8')) as {
+      built: number;
+      inputs: string[];
+    };
+    return manifest.inputs.every((input) => {
+      try {
+        return fs.statSync(path.resolve(folder, input)).mtimeMs <= manifest.built;
+      } catch {
+        return true;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V')) {
   const manifest = JSON.parse(
@@ -18,8 +41,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
   };
   process.stdout.write(`${manifest.version}\n`);
 } else {
-  const bundled = path.join(__dirname, 'bundle', 'main.mjs');
-  const entry = fs.existsSync(bundled) ? bundled : path.join(__dirname, 'main.js');
+  const folder = path.join(__dirname, 'bundle');
+  const entry = fresh(folder) ? path.join(folder, 'main.mjs') : path.join(__dirname, 'main.js');
   import(url.pathToFileURL(entry).href)
     .then((module: { main(argv: readonly string[]): Promise<number> }) => module.main(argv))
     .then((code) => {
