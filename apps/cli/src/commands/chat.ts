@@ -20,6 +20,11 @@ export interface ChatStart {
 
 const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
 
+function set_raw_mode(stream: NodeJS.ReadableStream & { isTTY?: boolean }, raw: boolean): void {
+  const tty = stream as { isTTY?: boolean; setRawMode?: (mode: boolean) => void };
+  if (tty.isTTY === true && typeof tty.setRawMode === 'function') tty.setRawMode(raw);
+}
+
 /**
  * The REPL: one line in, one answer out, the history kept across turns and recorded into one
  * session. Ends at `/exit` or the end of the input; Ctrl+C aborts the answer being written, and
@@ -53,8 +58,10 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       continue;
     }
     if (EXIT_WORDS.has(line)) break;
-    // The prompt's own SIGINT handling would swallow Ctrl+C meant for the run.
+    // At the prompt the terminal is in raw mode and readline turns Ctrl+C into its own event;
+    // while the answer runs, cooked mode lets Ctrl+C raise SIGINT, which aborts the run.
     lines.pause();
+    set_raw_mode(stdin, false);
     const outcome = await execute_task(context, {
       agent: start.agent,
       input: line,
@@ -65,6 +72,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     });
     if (outcome.transcript) history = outcome.transcript;
     if (outcome.code === EXIT.FAILURE || outcome.code === EXIT.USAGE) failed = true;
+    set_raw_mode(stdin, interactive);
     lines.resume();
     if (interactive) lines.prompt();
   }
