@@ -94,7 +94,9 @@ describe('lich "task"', () => {
     const result = await run_lich(['say hello'], { cwd: sandbox.work_dir, env: sandbox.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('answered by the live one\n');
-    expect(result.stderr).toMatch(/dead-model\) failed: .*trying openai_compat \(live-model\)/);
+    expect(result.stderr).toMatch(
+      /dead-model\): network error.*; trying openai_compat \(live-model\)/,
+    );
     expect(request_body<{ model: string }>(server, 0).model).toBe('live-model');
   });
 

@@ -184,3 +184,20 @@ describe('Agent.run', () => {
     expect(warnings[0]).toMatch(/not recorded/);
   });
 });
+
+describe('missing_api_keys', () => {
+  it('names unset keys of cloud providers only', async () => {
+    const { missing_api_keys } = await import('./provider_chat.js');
+    expect(
+      missing_api_keys(
+        [
+          { kind: 'anthropic', model: 'c' },
+          { kind: 'openai_compat', model: 'local', base_url: 'http://127.0.0.1:8000/v1' },
+          { kind: 'openai_compat', model: 'g', api_key_env: 'MY_KEY' },
+          { kind: 'ollama', model: 'l' },
+        ],
+        { MY_KEY: 'set' },
+      ),
+    ).toEqual(['ANTHROPIC_API_KEY is not set: anthropic (c) will refuse the requests']);
+  });
+});

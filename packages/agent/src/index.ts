@@ -64,6 +64,7 @@ export {
   create_provider_chat,
   create_router,
   lazy_factory,
+  missing_api_keys,
   type ProviderChatOptions,
   to_provider_config,
 } from './provider_chat.js';

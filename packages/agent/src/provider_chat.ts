@@ -36,6 +36,28 @@ export function to_provider_config(
 }
 
 /**
+ * Warnings for providers of the chain that will talk to their vendor's cloud API (no `base_url`)
+ * without a key: the variable they read is unset in `env`. Local and self-hosted servers (a
+ * `base_url` given) and keyless kinds (Ollama) are not reported. Pure; never throws.
+ */
+export function missing_api_keys(
+  providers: readonly Readonly<ProviderEntry>[],
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const warnings: string[] = [];
+  for (const entry of providers) {
+    if (entry.base_url !== undefined) continue;
+    const key_env = entry.api_key_env ?? DEFAULT_API_KEY_ENVS[entry.kind];
+    if (key_env !== undefined && !env[key_env]) {
+      warnings.push(
+        `${key_env} is not set: ${entry.kind} (${entry.model}) will refuse the requests`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/**
  * A factory that builds nothing until the first call, then imports the provider package and
  * delegates to its factory: a run only loads the provider packages its chain uses. A factory
  * error (a bad base URL) surfaces as that call's rejection, which the router fails over from.

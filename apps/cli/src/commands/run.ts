@@ -123,7 +123,8 @@ export async function execute_task(
  * stderr.
  */
 export async function make_agent(context: CommandContext, config: AgentConfig): Promise<Agent> {
-  const { Agent } = await import('@lich/agent');
+  const { Agent, missing_api_keys } = await import('@lich/agent');
+  for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
   return new Agent({
     config,
     env: context.io.env,
@@ -132,8 +133,8 @@ export async function make_agent(context: CommandContext, config: AgentConfig): 
     on_provider_event: (event) => {
       const line =
         event.type === 'provider_retry'
-          ? `${event.provider} (${event.model}): ${event.reason}; retry ${event.attempt} of ${event.max_retries} in ${event.delay_ms} ms`
-          : `${event.from_provider} (${event.from_model}) failed: ${event.reason}; trying ${event.to_provider} (${event.to_model})`;
+          ? `retry ${event.attempt} of ${event.max_retries} in ${event.delay_ms} ms: ${event.reason}`
+          : `${event.reason}; trying ${event.to_provider} (${event.to_model})`;
       context.say(context.err.dim(line));
     },
   });
