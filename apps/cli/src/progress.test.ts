@@ -1,0 +1,118 @@
+import { Writable } from 'node:stream';
+import type { AgentEvent } from '@lich/core';
+import { describe, expect, it } from 'vitest';
+import { ProgressView } from './progress.js';
+import { make_style } from './style.js';
+
+function sink(is_tty: boolean): Writable & { isTTY: boolean; text: string } {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      stream.text += String(chunk);
+      done();
+    },
+  }) as Writable & { isTTY: boolean; text: string };
+  stream.isTTY = is_tty;
+  stream.text = '';
+  return stream;
+}
+
+const call = { id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' };
+
+function run_events(view: ProgressView): void {
+  const events: AgentEvent[] = [
+    { type: 'llm_start', turn: 1, grace: false },
+    { type: 'llm_delta', turn: 1, delta: { kind: 'reasoning', text: 'hmm' } },
+    { type: 'llm_delta', turn: 1, delta: { kind: 'text', text: 'Let me look.' } },
+    {
+      type: 'llm_end',
+      turn: 1,
+      message: { role: 'assistant', content: 'Let me look.', tool_calls: [call], reasoning: 'hmm' },
+      finish_reason: 'tool_calls',
+      duration_ms: 5,
+    },
+    { type: 'tool_call_start', turn: 1, call, args: { path: 'a.txt' } },
+    {
+      type: 'tool_call_end',
+      turn: 1,
+      call,
+      result: {
+        ok: false,
+        output: 'no such file',
+        error: 'no such file: a.txt',
+        duration_ms: 1200,
+      },
+      message: { role: 'tool', tool_call_id: 'c1', content: 'no such file' },
+    },
+    { type: 'llm_start', turn: 2, grace: false },
+    { type: 'llm_delta', turn: 2, delta: { kind: 'text', text: 'It is ' } },
+    { type: 'llm_delta', turn: 2, delta: { kind: 'text', text: 'missing.' } },
+    {
+      type: 'llm_end',
+      turn: 2,
+      message: { role: 'assistant', content: 'It is missing.' },
+      finish_reason: 'stop',
+      duration_ms: 5,
+    },
+  ];
+  for (const event of events) view.listener(event);
+}
+
+describe('ProgressView', () => {
+  it('through a pipe: stdout gets exactly the answer, the preamble goes to stderr', () => {
+    const stdout = sink(false);
+    const stderr = sink(false);
+    const view = new ProgressView({
+      stdout,
+      stderr,
+      out: make_style(stdout, {}),
+      err: make_style(stderr, {}),
+      show_reasoning: false,
+      write_answer: true,
+    });
+    run_events(view);
+    expect(stdout.text).toBe('It is missing.\n');
+    expect(stderr.text).toBe('Let me look.\n✗ read_file a.txt 1.2 s — no such file: a.txt\n');
+    expect(view.answer).toBe('It is missing.');
+    expect(view.tool_calls).toEqual([
+      {
+        name: 'read_file',
+        arguments: { path: 'a.txt' },
+        ok: false,
+        duration_ms: 1200,
+        error: 'no such file: a.txt',
+      },
+    ]);
+  });
+
+  it('on a terminal: streams text live and shows reasoning when asked', () => {
+    const stdout = sink(true);
+    const stderr = sink(false);
+    const view = new ProgressView({
+      stdout,
+      stderr,
+      out: make_style(stdout, { NO_COLOR: '1' }),
+      err: make_style(stderr, {}),
+      show_reasoning: true,
+      write_answer: true,
+    });
+    run_events(view);
+    expect(stdout.text).toBe('Let me look.\nIt is missing.\n');
+    expect(stderr.text).toContain('hmm\n');
+  });
+
+  it('writes nothing to stdout for --json', () => {
+    const stdout = sink(false);
+    const stderr = sink(false);
+    const view = new ProgressView({
+      stdout,
+      stderr,
+      out: make_style(stdout, {}),
+      err: make_style(stderr, {}),
+      show_reasoning: false,
+      write_answer: false,
+    });
+    run_events(view);
+    expect(stdout.text).toBe('');
+    expect(view.answer).toBe('It is missing.');
+  });
+});
