@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentEmitter } from '@lich/core';
 import type { Plugin, ToolExecutor, ToolRegistry } from '@lich/tools';
@@ -40,12 +41,19 @@ function message_of(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A path (`./x.js`, `/abs/x.js`) is resolved against the work dir; anything else is a package. */
+/**
+ * A path (`./x.js`, `/abs/x.js`) is resolved against the work dir. A package name is looked up
+ * from the work dir first (a plugin installed in the project), else from Lich's own location.
+ */
 function module_specifier(name: string, work_dir: string): string {
   if (name.startsWith('.') || isAbsolute(name)) {
     return pathToFileURL(resolve(work_dir, name)).href;
   }
-  return name;
+  try {
+    return pathToFileURL(createRequire(join(work_dir, 'package.json')).resolve(name)).href;
+  } catch {
+    return name;
+  }
 }
 
 async function resolve_plugin(name: string, work_dir: string): Promise<Plugin> {

@@ -202,3 +202,25 @@ describe('MCP', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('plugins by package name', () => {
+  it("finds a package installed in the work dir's node_modules", async () => {
+    const folder = join(temp.path, 'node_modules', 'lich-plugin-hello');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, 'package.json'),
+      JSON.stringify({ name: 'lich-plugin-hello', type: 'module', main: 'index.js' }),
+    );
+    await writeFile(
+      join(folder, 'index.js'),
+      `export default () => ({ name: 'hello', register(api) { api.on_event(() => {}); } });\n`,
+    );
+    const agent = new Agent({
+      config: make_config({ work_dir: temp.path, plugins: ['lich-plugin-hello'] }),
+      chat: fake_chat(['hi']),
+    });
+    const result = await agent.run({ input: 'x', session: false });
+    expect(result.outcome.final).toBe('hi');
+  });
+});
