@@ -96,6 +96,13 @@ export async function main(argv: readonly string[], io?: Partial<CliIo>): Promis
     env: io?.env ?? process.env,
     cwd: io?.cwd ?? process.cwd(),
   };
+  if (io?.stdout === undefined) {
+    // `lich "task" | head -1`: the reader left; stop quietly rather than with an EPIPE trace.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
   const context = make_context(argv, full_io);
   try {
     if (argv.length === 0) {
