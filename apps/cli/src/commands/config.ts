@@ -36,11 +36,15 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
     );
     return EXIT.OK;
   }
-  const keys = ['work_dir', ...Object.keys(shown).filter((key) => key !== 'work_dir')];
+  const { CONFIG_KEYS } = await import('@lich/agent');
+  const keys = ['work_dir', ...CONFIG_KEYS];
   const width = Math.max(...keys.map((key) => key.length));
   for (const key of keys) {
     const source = loaded.sources[key]?.detail ?? 'default';
-    const value = one_line(shown[key], 72);
+    const value =
+      key === 'tools_enabled' && shown[key] === undefined
+        ? 'all builtins'
+        : one_line(shown[key], 72);
     context.io.stdout.write(`${key.padEnd(width)}  ${value}  ${context.out.dim(`(${source})`)}\n`);
   }
   if (loaded.config.providers.length === 0) {
