@@ -1,3 +1,5 @@
+import { endpoint_url } from '@lich/providers';
+
 /** The base URL used when the config names none. */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -11,14 +13,8 @@ export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
  * Contract: pure; throws a `TypeError` for a string that is no URL at all (a config error).
  */
 export function anthropic_messages_url(base_url: string = ANTHROPIC_DEFAULT_BASE_URL): string {
-  const trimmed = base_url.trim();
-  // `localhost:8000` (no scheme) would parse as scheme `localhost:`; people mean http.
-  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
-  let path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/messages')) {
-    if (!path.endsWith('/v1')) path += '/v1';
-    path += '/messages';
-  }
-  url.pathname = path;
-  return url.toString();
+  return endpoint_url(base_url, (path) => {
+    if (path.endsWith('/messages')) return path;
+    return `${path.endsWith('/v1') ? path : `${path}/v1`}/messages`;
+  });
 }

@@ -1,3 +1,5 @@
+import { endpoint_url } from '@lich/providers';
+
 /** The base URL used when the config names none: a local Ollama. */
 export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 
@@ -11,15 +13,9 @@ export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
  * Contract: pure; throws a `TypeError` for a string that is no URL at all (a config error).
  */
 export function ollama_chat_url(base_url: string = OLLAMA_DEFAULT_BASE_URL): string {
-  const trimmed = base_url.trim();
-  // `localhost:8000` (no scheme) would parse as scheme `localhost:`; people mean http.
-  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
-  let path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/api/chat')) {
-    path = path.replace(/\/v1$/, '');
-    if (!path.endsWith('/api')) path += '/api';
-    path += '/chat';
-  }
-  url.pathname = path;
-  return url.toString();
+  return endpoint_url(base_url, (path) => {
+    if (path.endsWith('/api/chat')) return path;
+    const base = path.replace(/\/v1$/, '');
+    return `${base.endsWith('/api') ? base : `${base}/api`}/chat`;
+  });
 }

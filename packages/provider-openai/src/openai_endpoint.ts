@@ -1,3 +1,5 @@
+import { endpoint_url } from '@lich/providers';
+
 /** The base URL used when the config names none. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -12,14 +14,8 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
  * Contract: pure; throws a `TypeError` for a string that is no URL at all (a config error).
  */
 export function openai_chat_url(base_url: string = OPENAI_DEFAULT_BASE_URL): string {
-  const trimmed = base_url.trim();
-  // `localhost:8000` (no scheme) would parse as scheme `localhost:`; people mean http.
-  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
-  let path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/chat/completions')) {
-    if (path === '') path = '/v1';
-    path += '/chat/completions';
-  }
-  url.pathname = path;
-  return url.toString();
+  return endpoint_url(base_url, (path) => {
+    if (path.endsWith('/chat/completions')) return path;
+    return `${path === '' ? '/v1' : path}/chat/completions`;
+  });
 }
