@@ -1,4 +1,4 @@
-import { type ProviderConfig, ProviderError } from '@lich/providers';
+import { config_checks, type ProviderConfig } from '@lich/providers';
 import { anthropic_messages_url } from './anthropic_endpoint.js';
 
 /** The kind this package registers. */
@@ -33,10 +33,6 @@ export interface AnthropicSettings {
   extra_body: Record<string, unknown>;
 }
 
-function is_record(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Reads a `ProviderConfig` into settings. Does no I/O.
  *
@@ -45,29 +41,12 @@ function is_record(value: unknown): value is Record<string, unknown> {
  * `config.headers` may add or override headers (e.g. `anthropic-beta`).
  */
 export function read_anthropic_settings(config: ProviderConfig): AnthropicSettings {
-  const fail = (text: string) =>
-    new ProviderError({
-      kind: 'config',
-      provider: ANTHROPIC_KIND,
-      model: config.model,
-      cause: new Error(text),
-    });
+  const check = config_checks(ANTHROPIC_KIND, config);
   const options = (config.options ?? {}) as AnthropicOptions;
-  let url: string;
-  try {
-    url = anthropic_messages_url(config.base_url);
-  } catch {
-    throw fail(`base_url is not a URL: '${config.base_url}'`);
-  }
-  if (options.stream !== undefined && typeof options.stream !== 'boolean') {
-    throw fail('options.stream must be true or false');
-  }
-  if (options.thinking !== undefined && !is_record(options.thinking)) {
-    throw fail(`options.thinking must be an object, e.g. { type: 'enabled', budget_tokens: 4096 }`);
-  }
-  if (options.extra_body !== undefined && !is_record(options.extra_body)) {
-    throw fail('options.extra_body must be an object');
-  }
+  const url = check.url(anthropic_messages_url);
+  check.boolean('stream', options.stream);
+  check.object('thinking', options.thinking, "e.g. { type: 'enabled', budget_tokens: 4096 }");
+  check.object('extra_body', options.extra_body);
   const headers: Record<string, string> = {
     accept: 'application/json, text/event-stream',
     'anthropic-version': ANTHROPIC_VERSION,

@@ -1,4 +1,4 @@
-import { type ProviderConfig, ProviderError } from '@lich/providers';
+import { config_checks, type ProviderConfig } from '@lich/providers';
 import { ollama_chat_url } from './ollama_endpoint.js';
 
 /** The kind this package registers. */
@@ -38,30 +38,17 @@ export interface OllamaSettings {
  * set (a hosted or proxied Ollama) it is sent as `Authorization: Bearer`.
  */
 export function read_ollama_settings(config: ProviderConfig): OllamaSettings {
-  const fail = (text: string) =>
-    new ProviderError({
-      kind: 'config',
-      provider: OLLAMA_KIND,
-      model: config.model,
-      cause: new Error(text),
-    });
+  const check = config_checks(OLLAMA_KIND, config);
   const options = (config.options ?? {}) as OllamaOptions;
-  let url: string;
-  try {
-    url = ollama_chat_url(config.base_url);
-  } catch {
-    throw fail(`base_url is not a URL: '${config.base_url}'`);
-  }
-  if (options.stream !== undefined && typeof options.stream !== 'boolean') {
-    throw fail('options.stream must be true or false');
-  }
+  const url = check.url(ollama_chat_url);
+  check.boolean('stream', options.stream);
   const think = options.think;
   if (
     think !== undefined &&
     typeof think !== 'boolean' &&
     !['low', 'medium', 'high'].includes(think)
   ) {
-    throw fail(`options.think must be true, false, 'low', 'medium' or 'high'`);
+    throw check.fail(`options.think must be true, false, 'low', 'medium' or 'high'`);
   }
   const keep_alive = options.keep_alive;
   if (
@@ -69,15 +56,9 @@ export function read_ollama_settings(config: ProviderConfig): OllamaSettings {
     typeof keep_alive !== 'string' &&
     typeof keep_alive !== 'number'
   ) {
-    throw fail(`options.keep_alive must be a duration ('10m') or a number of seconds`);
+    throw check.fail(`options.keep_alive must be a duration ('10m') or a number of seconds`);
   }
-  const model_options = options.model_options;
-  if (
-    model_options !== undefined &&
-    (typeof model_options !== 'object' || model_options === null || Array.isArray(model_options))
-  ) {
-    throw fail('options.model_options must be an object');
-  }
+  check.object('model_options', options.model_options);
   const headers: Record<string, string> = { accept: 'application/x-ndjson, application/json' };
   if (config.api_key) headers.authorization = `Bearer ${config.api_key}`;
   Object.assign(headers, config.headers);
@@ -87,6 +68,6 @@ export function read_ollama_settings(config: ProviderConfig): OllamaSettings {
     stream: options.stream ?? true,
     think,
     keep_alive,
-    model_options: model_options ?? {},
+    model_options: options.model_options ?? {},
   };
 }

@@ -1,4 +1,4 @@
-import { type ProviderConfig, ProviderError } from '@lich/providers';
+import { config_checks, type ProviderConfig } from '@lich/providers';
 import { openai_chat_url } from './openai_endpoint.js';
 import type { OpenAiReasoningField } from './to_openai_messages.js';
 
@@ -43,40 +43,20 @@ export interface OpenAiSettings {
  * option of the wrong type, naming the option.
  */
 export function read_openai_settings(config: ProviderConfig): OpenAiSettings {
-  const fail = (text: string) =>
-    new ProviderError({
-      kind: 'config',
-      provider: OPENAI_COMPAT_KIND,
-      model: config.model,
-      cause: new Error(text),
-    });
+  const check = config_checks(OPENAI_COMPAT_KIND, config);
   const options: OpenAiOptions = (config.options ?? {}) as OpenAiOptions;
-  let url: string;
-  try {
-    url = openai_chat_url(config.base_url);
-  } catch {
-    throw fail(`base_url is not a URL: '${config.base_url}'`);
-  }
-  for (const name of ['stream', 'include_usage'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
-      throw fail(`options.${name} must be true or false`);
-    }
-  }
+  const url = check.url(openai_chat_url);
+  check.boolean('stream', options.stream);
+  check.boolean('include_usage', options.include_usage);
   const reasoning = options.send_reasoning;
   if (reasoning !== undefined && reasoning !== 'reasoning_content' && reasoning !== 'reasoning') {
-    throw fail(`options.send_reasoning must be 'reasoning_content' or 'reasoning'`);
+    throw check.fail(`options.send_reasoning must be 'reasoning_content' or 'reasoning'`);
   }
   const field = options.max_tokens_field;
   if (field !== undefined && field !== 'max_tokens' && field !== 'max_completion_tokens') {
-    throw fail(`options.max_tokens_field must be 'max_tokens' or 'max_completion_tokens'`);
+    throw check.fail(`options.max_tokens_field must be 'max_tokens' or 'max_completion_tokens'`);
   }
-  const extra = options.extra_body;
-  if (
-    extra !== undefined &&
-    (typeof extra !== 'object' || extra === null || Array.isArray(extra))
-  ) {
-    throw fail('options.extra_body must be an object');
-  }
+  check.object('extra_body', options.extra_body);
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (config.api_key) headers.authorization = `Bearer ${config.api_key}`;
   Object.assign(headers, config.headers);
@@ -89,6 +69,6 @@ export function read_openai_settings(config: ProviderConfig): OpenAiSettings {
     max_tokens_field:
       field ??
       (new URL(url).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens'),
-    extra_body: extra ?? {},
+    extra_body: options.extra_body ?? {},
   };
 }

@@ -1,5 +1,6 @@
 export { abortable_sleep } from './abortable_sleep.js';
 export type { ByteSource } from './byte_source.js';
+export { type ConfigChecks, config_checks } from './config_checks.js';
 export { endpoint_url } from './endpoint_url.js';
 export {
   default_extract_error,
