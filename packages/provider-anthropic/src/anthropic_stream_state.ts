@@ -1,16 +1,12 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { excerpt, ProviderError } from '@lich/providers';
 import type { AnthropicEvent, AnthropicResponseBlock, AnthropicUsage } from './anthropic_api.js';
 import {
   type AnthropicCallContext,
   type AnthropicTurnBlock,
   build_anthropic_result,
 } from './anthropic_result.js';
-import {
-  is_retryable_anthropic_type,
-  read_anthropic_error,
-  shorten,
-} from './read_anthropic_error.js';
+import { is_retryable_anthropic_type, read_anthropic_error } from './read_anthropic_error.js';
 
 /** A block being streamed; `skip` marks block types Lich does not use (server tools). */
 type OpenBlock = AnthropicTurnBlock | { type: 'skip' };
@@ -53,10 +49,10 @@ export class AnthropicStreamState {
     try {
       event = JSON.parse(data) as AnthropicEvent;
     } catch (error) {
-      throw this.error('parse', `a stream event is not JSON: ${shorten(data, 120)}`, error);
+      throw this.error('parse', `a stream event is not JSON: ${excerpt(data, 120)}`, error);
     }
     if (typeof event !== 'object' || event === null) {
-      throw this.error('parse', `a stream event is not an object: ${shorten(data, 120)}`);
+      throw this.error('parse', `a stream event is not an object: ${excerpt(data, 120)}`);
     }
     // An unnamed SSE event is `message`; the data's own `type` names it then.
     const type = event_name && event_name !== 'message' ? event_name : event.type;

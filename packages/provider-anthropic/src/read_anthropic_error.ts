@@ -1,4 +1,8 @@
+import { excerpt } from '@lich/providers';
 import type { AnthropicErrorBody } from './anthropic_api.js';
+
+/** A provider message longer than this is cut. */
+const MESSAGE_CHARS = 300;
 
 /** What an Anthropic error body says, in `ProviderError` terms. */
 export interface AnthropicErrorInfo {
@@ -29,22 +33,23 @@ export function read_anthropic_error(body: unknown): AnthropicErrorInfo {
     try {
       return read_anthropic_error(JSON.parse(text) as unknown);
     } catch {
-      return { provider_message: shorten(text) };
+      return { provider_message: excerpt(text, MESSAGE_CHARS) };
     }
   }
   if (typeof body !== 'object' || body === null) return {};
   const record = body as AnthropicErrorBody;
   const info: AnthropicErrorInfo = {};
-  if (typeof record.error === 'string') info.provider_message = shorten(record.error);
+  if (typeof record.error === 'string')
+    info.provider_message = excerpt(record.error, MESSAGE_CHARS);
   else if (typeof record.error === 'object' && record.error !== null) {
     if (typeof record.error.message === 'string' && record.error.message !== '') {
-      info.provider_message = shorten(record.error.message);
+      info.provider_message = excerpt(record.error.message, MESSAGE_CHARS);
     }
     if (typeof record.error.type === 'string' && record.error.type !== '') {
       info.code = record.error.type;
     }
   } else if (typeof record.message === 'string' && record.message !== '') {
-    info.provider_message = shorten(record.message);
+    info.provider_message = excerpt(record.message, MESSAGE_CHARS);
   }
   if (typeof record.request_id === 'string' && record.request_id !== '') {
     info.request_id = record.request_id;
@@ -55,10 +60,4 @@ export function read_anthropic_error(body: unknown): AnthropicErrorInfo {
 /** Whether an error of this type, reported inside a 200 stream, may pass on another try. */
 export function is_retryable_anthropic_type(type: string | undefined): boolean {
   return type !== undefined && RETRYABLE_TYPES.has(type);
-}
-
-/** Collapses whitespace and cuts long texts (an HTML page) to something fit for one line. */
-export function shorten(text: string, limit = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }

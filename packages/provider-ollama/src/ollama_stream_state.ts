@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatDelta, ChatResult, ToolCall, Usage } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { excerpt, ProviderError } from '@lich/providers';
 import { map_ollama_done_reason } from './map_ollama_done_reason.js';
 import type { OllamaChunk, OllamaResponseToolCall } from './ollama_api.js';
 
@@ -47,7 +47,7 @@ export class OllamaStreamState {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw this.error('parse', `a stream line is not JSON: ${shorten(line, 120)}`, error);
+      throw this.error('parse', `a stream line is not JSON: ${excerpt(line, 120)}`, error);
     }
     this.push(value);
   }
@@ -57,7 +57,7 @@ export class OllamaStreamState {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw this.error(
         'parse',
-        `a stream line is not an object: ${shorten(JSON.stringify(value), 120)}`,
+        `a stream line is not an object: ${excerpt(JSON.stringify(value), 120)}`,
       );
     }
     const chunk = value as OllamaChunk;
@@ -66,7 +66,7 @@ export class OllamaStreamState {
       throw new ProviderError({
         kind: 'stream',
         ...this.context,
-        provider_message: text ? shorten(text) : 'unknown error',
+        provider_message: text ? excerpt(text, 300) : 'unknown error',
         delivered: this.delivered,
       });
     }
@@ -143,10 +143,4 @@ export class OllamaStreamState {
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** Collapses whitespace and cuts long texts to something fit for one line. */
-export function shorten(text: string, limit = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }

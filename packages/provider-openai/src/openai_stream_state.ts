@@ -1,10 +1,10 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { excerpt, ProviderError } from '@lich/providers';
 import { arguments_text, type ToolCallSlot } from './collect_tool_calls.js';
 import { pick_reasoning } from './from_openai_response.js';
 import type { OpenAiChunk, OpenAiToolCallDelta, OpenAiUsage } from './openai_api.js';
 import { build_openai_result, type OpenAiCallContext } from './openai_result.js';
-import { read_openai_error, shorten } from './read_openai_error.js';
+import { read_openai_error } from './read_openai_error.js';
 
 /**
  * Puts a streamed chat completion together from its `data:` payloads, one at a time.
@@ -47,10 +47,10 @@ export class OpenAiStreamState {
     try {
       chunk = JSON.parse(trimmed) as OpenAiChunk;
     } catch (error) {
-      throw this.error('parse', `a stream chunk is not JSON: ${shorten(trimmed, 120)}`, error);
+      throw this.error('parse', `a stream chunk is not JSON: ${excerpt(trimmed, 120)}`, error);
     }
     if (typeof chunk !== 'object' || chunk === null) {
-      throw this.error('parse', `a stream chunk is not an object: ${shorten(trimmed, 120)}`);
+      throw this.error('parse', `a stream chunk is not an object: ${excerpt(trimmed, 120)}`);
     }
     if (chunk.error !== undefined && chunk.error !== null) throw this.chunk_error(chunk);
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;

@@ -1,4 +1,8 @@
+import { excerpt } from '@lich/providers';
 import type { OpenAiErrorBody, OpenAiErrorDetail } from './openai_api.js';
+
+/** A provider message longer than this is cut. */
+const MESSAGE_CHARS = 300;
 
 /** What an OpenAI-compatible error body says, in `ProviderError` terms. */
 export interface OpenAiErrorInfo {
@@ -23,17 +27,18 @@ export function read_openai_error(body: unknown): OpenAiErrorInfo {
     try {
       return read_openai_error(JSON.parse(text) as unknown);
     } catch {
-      return { provider_message: shorten(text) };
+      return { provider_message: excerpt(text, MESSAGE_CHARS) };
     }
   }
   if (typeof body !== 'object' || body === null) return {};
   const record = body as OpenAiErrorBody;
-  if (typeof record.error === 'string') return { provider_message: shorten(record.error) };
+  if (typeof record.error === 'string')
+    return { provider_message: excerpt(record.error, MESSAGE_CHARS) };
   const detail: OpenAiErrorDetail =
     typeof record.error === 'object' && record.error !== null ? record.error : record;
   const info: OpenAiErrorInfo = {};
   if (typeof detail.message === 'string' && detail.message !== '') {
-    info.provider_message = shorten(detail.message);
+    info.provider_message = excerpt(detail.message, MESSAGE_CHARS);
   }
   if (typeof detail.code === 'string' && detail.code !== '') info.code = detail.code;
   else if (typeof detail.type === 'string' && detail.type !== '') info.code = detail.type;
@@ -41,10 +46,4 @@ export function read_openai_error(body: unknown): OpenAiErrorInfo {
     info.status = detail.code;
   }
   return info;
-}
-
-/** Collapses whitespace and cuts long texts (an HTML page) to something fit for one line. */
-export function shorten(text: string, limit = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }

@@ -1,4 +1,4 @@
-import { excerpt } from './stream_parse_error.js';
+import { excerpt } from './excerpt.js';
 
 /** What a provider's error body says: its message and its error type or code. */
 export interface ErrorBodyInfo {

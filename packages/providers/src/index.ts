@@ -8,6 +8,7 @@ export {
   type ErrorExtractor,
   html_summary,
 } from './error_body.js';
+export { excerpt } from './excerpt.js';
 export { create_idle_timeout, type IdleTimeout, type IdleTimeoutOptions } from './idle_timeout.js';
 export { type PostJsonOptions, type ProviderResponse, post_json } from './post_json.js';
 export type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';

@@ -1,8 +1,8 @@
 import { default_extract_error, type ErrorExtractor, html_summary } from './error_body.js';
+import { excerpt } from './excerpt.js';
 import { create_idle_timeout, type IdleTimeout } from './idle_timeout.js';
 import { ProviderError } from './provider_error.js';
 import { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
-import { excerpt } from './stream_parse_error.js';
 import { to_provider_error } from './to_provider_error.js';
 
 /** Options of `post_json`. */

@@ -1,11 +1,6 @@
-const MARKER = Symbol.for('lich.stream_parse_error');
-const EXCERPT_CHARS = 200;
+import { excerpt } from './excerpt.js';
 
-/** Shortens a line for an error message. */
-export function excerpt(text: string, limit = EXCERPT_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
-}
+const MARKER = Symbol.for('lich.stream_parse_error');
 
 /**
  * A stream that is not valid SSE or NDJSON: an unknown SSE field, a line that is not JSON, an
