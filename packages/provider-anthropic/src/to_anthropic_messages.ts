@@ -1,4 +1,5 @@
 import type { AssistantMessage, Message, ToolDefinition } from '@lich/core';
+import { parse_tool_arguments } from '@lich/providers';
 import type { AnthropicMessage, AnthropicRequestBlock, AnthropicTool } from './anthropic_api.js';
 
 /** The `system` and `messages` of a request. */
@@ -14,7 +15,8 @@ export interface AnthropicPrompt {
  * - system messages become the top-level `system` (several are joined by a blank line);
  * - an assistant turn replays its `reasoning_parts` first: signed thinking as `thinking`,
  *   redacted as `redacted_thinking` (unsigned reasoning from another provider is dropped, the API
- *   would refuse it), then its text, then one `tool_use` block per call with parsed `input`;
+ *   would refuse it), then its text, then one `tool_use` block per call with parsed `input`
+ *   (`{}` when the arguments are not a JSON object);
  * - tool results become `tool_result` blocks (`is_error` kept) in a user message;
  * - consecutive messages of one role are merged into one (parallel tool results, or a user
  *   message after tool results), since the API wants the roles to alternate;
@@ -70,26 +72,10 @@ function assistant_blocks(message: AssistantMessage): AnthropicRequestBlock[] {
       type: 'tool_use',
       id: call.id,
       name: call.name,
-      input: parse_input(call.arguments),
+      input: parse_tool_arguments(call.arguments),
     });
   }
   return blocks;
-}
-
-/**
- * The API wants `input` as an object; arguments that are not a JSON object (the model wrote bad
- * JSON, which the tool already answered with an error) are sent as `{}`.
- */
-function parse_input(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // fall through
-  }
-  return {};
 }
 
 /** Maps Lich tool definitions to the `tools` array. Never throws. */

@@ -1,4 +1,5 @@
 import type { Message, ToolDefinition } from '@lich/core';
+import { parse_tool_arguments } from '@lich/providers';
 import type { OllamaMessage, OllamaTool } from './ollama_api.js';
 
 /**
@@ -25,7 +26,9 @@ export function to_ollama_messages(messages: readonly Message[]): OllamaMessage[
         if (calls.length > 0) {
           wire.tool_calls = calls.map((call) => {
             names.set(call.id, call.name);
-            return { function: { name: call.name, arguments: parse_arguments(call.arguments) } };
+            return {
+              function: { name: call.name, arguments: parse_tool_arguments(call.arguments) },
+            };
           });
         }
         result.push(wire);
@@ -41,18 +44,6 @@ export function to_ollama_messages(messages: readonly Message[]): OllamaMessage[
     }
   }
   return result;
-}
-
-function parse_arguments(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // fall through: the tool already told the model its arguments were bad
-  }
-  return {};
 }
 
 /** Maps Lich tool definitions to the `tools` array. Never throws. */

@@ -10,6 +10,7 @@ export {
 } from './error_body.js';
 export { excerpt } from './excerpt.js';
 export { create_idle_timeout, type IdleTimeout, type IdleTimeoutOptions } from './idle_timeout.js';
+export { parse_tool_arguments } from './parse_tool_arguments.js';
 export { type PostJsonOptions, type ProviderResponse, post_json } from './post_json.js';
 export type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
 export { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
