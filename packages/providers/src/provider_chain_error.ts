@@ -1,4 +1,4 @@
-import { ProviderError } from './provider_error.js';
+import { failure_facts, ProviderError } from './provider_error.js';
 
 /** One provider's failure within a chain. */
 export interface ChainFailure {
@@ -28,13 +28,7 @@ export class ProviderChainError extends ProviderError {
     if (last === undefined) throw new Error('ProviderChainError needs at least one failure');
     const error = last.error;
     super({
-      kind: error.kind,
-      provider: error.provider,
-      model: error.model,
-      status: error.status,
-      provider_message: error.provider_message,
-      code: error.code,
-      request_id: error.request_id,
+      ...failure_facts(error),
       retryable: false,
       message: describe_chain(failures),
       cause: error,

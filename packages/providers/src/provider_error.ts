@@ -83,13 +83,7 @@ export class ProviderError extends Error {
   with_delivered(delivered: boolean): ProviderError {
     if (!delivered || this.delivered) return this;
     return new ProviderError({
-      kind: this.kind,
-      provider: this.provider,
-      model: this.model,
-      status: this.status,
-      provider_message: this.provider_message,
-      code: this.code,
-      request_id: this.request_id,
+      ...failure_facts(this),
       retry_after_ms: this.retry_after_ms,
       retryable: this.retryable,
       message: this.message,
@@ -120,4 +114,21 @@ export class ProviderError extends Error {
     if (init.request_id) text += ` [request ${init.request_id}]`;
     return text;
   }
+}
+
+/**
+ * What failed, to build another error about the same failure: kind, provider, model, status, the
+ * provider's message, code and request id. Leaves out the retry advice (`retry_after_ms`,
+ * `retryable`), `delivered`, the message and the cause, which such an error decides anew.
+ */
+export function failure_facts(error: ProviderError): ProviderErrorInit {
+  return {
+    kind: error.kind,
+    provider: error.provider,
+    model: error.model,
+    status: error.status,
+    provider_message: error.provider_message,
+    code: error.code,
+    request_id: error.request_id,
+  };
 }

@@ -9,7 +9,7 @@ import type {
 import { abortable_sleep } from './abortable_sleep.js';
 import type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
 import { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
-import { ProviderError } from './provider_error.js';
+import { failure_facts, ProviderError } from './provider_error.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retry_delay } from './retry_delay.js';
 import type { RouterEvent } from './router_events.js';
 import { to_provider_error } from './to_provider_error.js';
@@ -238,13 +238,7 @@ export class ProviderRouter {
 /** The error of a stream that failed after part of the answer was delivered. */
 function broke_off(error: ProviderError): ProviderError {
   return new ProviderError({
-    kind: error.kind,
-    provider: error.provider,
-    model: error.model,
-    status: error.status,
-    provider_message: error.provider_message,
-    code: error.code,
-    request_id: error.request_id,
+    ...failure_facts(error),
     retryable: false,
     delivered: true,
     message: `${error.message} — the answer broke off after part of it was streamed; not retried, so no text is repeated`,
