@@ -106,6 +106,19 @@ async function read_all(chunks: AsyncIterable<Uint8Array>, limit = Number.POSITI
 }
 
 /**
+ * The start of a body that explains a failure (an error status, an HTML page). Only an abort
+ * rejects; when the body itself breaks, what the status says is enough, so it gives `''`.
+ */
+async function read_failure_body(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  try {
+    return await read_all(chunks, MAX_ERROR_BODY_CHARS);
+  } catch (error) {
+    if (ProviderError.is_instance(error) && error.kind === 'aborted') throw error;
+    return '';
+  }
+}
+
+/**
  * POSTs `body` as JSON and returns the response once its headers arrived, for the provider to
  * read as a stream or as JSON.
  *
@@ -155,13 +168,7 @@ export async function post_json(
   const chunks = guarded_body(response.body, guard);
 
   if (!response.ok) {
-    let text = '';
-    try {
-      text = await read_all(chunks, MAX_ERROR_BODY_CHARS);
-    } catch (error) {
-      if (ProviderError.is_instance(error) && error.kind === 'aborted') throw error;
-      // the error body itself broke: the status still says what happened
-    }
+    const text = await read_failure_body(chunks);
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -187,21 +194,22 @@ export async function post_json(
     });
   }
 
-  if (/text\/html/i.test(content_type)) {
-    let text = '';
-    try {
-      text = await read_all(chunks, MAX_ERROR_BODY_CHARS);
-    } catch (error) {
-      if (ProviderError.is_instance(error) && error.kind === 'aborted') throw error;
-    }
-    throw new ProviderError({
+  // a 2xx answer that cannot be understood
+  const unreadable = (cause: Error) =>
+    new ProviderError({
       kind: 'parse',
       provider,
       model,
       status: response.status,
       request_id,
-      cause: new Error(`expected JSON or an event stream, got an HTML page: ${html_summary(text)}`),
+      cause,
     });
+
+  if (/text\/html/i.test(content_type)) {
+    const text = await read_failure_body(chunks);
+    throw unreadable(
+      new Error(`expected JSON or an event stream, got an HTML page: ${html_summary(text)}`),
+    );
   }
 
   let used = false;
@@ -224,14 +232,7 @@ export async function post_json(
       try {
         return JSON.parse(text) as unknown;
       } catch (error) {
-        throw new ProviderError({
-          kind: 'parse',
-          provider,
-          model,
-          status: response.status,
-          request_id,
-          cause: new Error(`the answer is not JSON: '${excerpt(text)}'`, { cause: error }),
-        });
+        throw unreadable(new Error(`the answer is not JSON: '${excerpt(text)}'`, { cause: error }));
       }
     },
     async cancel() {
