@@ -1,10 +1,9 @@
-import { type FileHandle, open, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Usage } from '@lich/core';
-import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
+import { error_text, throw_if_aborted } from './errors.js';
 import { one_line } from './one_line.js';
 import type { SessionRecord } from './records.js';
-import { is_valid_session_id } from './session_id.js';
+import { read_session_ids, session_file } from './session_files.js';
 import { empty_usage } from './usage.js';
 import { validate_record } from './validate_record.js';
 
@@ -181,21 +180,7 @@ export async function list_sessions(
   options: ListSessionsOptions = {},
 ): Promise<SessionSummary[]> {
   throw_if_aborted(options.signal, 'listing sessions');
-  let names: string[];
-  try {
-    names = await readdir(session_dir);
-  } catch (error) {
-    if (system_code(error) === 'ENOENT') return [];
-    throw new SessionError(
-      'not_found',
-      `cannot read the session folder ${session_dir}: ${error_text(error)}`,
-      { path: session_dir, cause: error },
-    );
-  }
-  const ids = names
-    .filter((name) => name.endsWith('.jsonl'))
-    .map((name) => name.slice(0, -'.jsonl'.length))
-    .filter(is_valid_session_id);
+  const ids = await read_session_ids(session_dir);
   const summaries: SessionSummary[] = new Array(ids.length);
   let next = 0;
   const worker = async () => {
@@ -203,7 +188,7 @@ export async function list_sessions(
       throw_if_aborted(options.signal, 'listing sessions');
       const position = next++;
       const id = ids[position] as string;
-      summaries[position] = await summarise(id, join(session_dir, `${id}.jsonl`));
+      summaries[position] = await summarise(id, session_file(session_dir, id));
     }
   };
   const workers = Math.max(1, Math.min(options.concurrency ?? 16, ids.length));

@@ -1,11 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Message } from '@lich/core';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
 import { one_line } from './one_line.js';
-import { is_valid_session_id } from './session_id.js';
+import { read_session_ids, session_file } from './session_files.js';
 import { validate_record } from './validate_record.js';
 
 /** Options of `search_sessions`. */
@@ -175,28 +173,12 @@ export async function search_sessions(
   const matcher = matcher_of(query, options);
   const limit = options.limit ?? 100;
   throw_if_aborted(options.signal, 'searching sessions');
-  let names: string[];
-  try {
-    names = await readdir(session_dir);
-  } catch (error) {
-    if (system_code(error) === 'ENOENT') return [];
-    throw new SessionError(
-      'not_found',
-      `cannot read the session folder ${session_dir}: ${error_text(error)}`,
-      { path: session_dir, cause: error },
-    );
-  }
-  const ids = names
-    .filter((name) => name.endsWith('.jsonl'))
-    .map((name) => name.slice(0, -'.jsonl'.length))
-    .filter(is_valid_session_id)
-    .sort()
-    .reverse();
+  const ids = (await read_session_ids(session_dir)).sort().reverse();
   const hits: SearchHit[] = [];
   for (const id of ids) {
     if (hits.length >= limit) break;
     throw_if_aborted(options.signal, 'searching sessions');
-    const path = join(session_dir, `${id}.jsonl`);
+    const path = session_file(session_dir, id);
     hits.push(...(await search_file(id, path, matcher, limit - hits.length, options.signal)));
   }
   return hits;

@@ -4,6 +4,7 @@ import { error_text, SessionError, system_code, throw_if_aborted } from './error
 import { FileSessionHandle, type FsyncMode, type SessionHandle } from './handle.js';
 import { acquire_lock, type SessionLock } from './lock.js';
 import { load_session_file } from './reader.js';
+import { session_file } from './session_files.js';
 import { assert_session_id, new_session_id } from './session_id.js';
 import { empty_state, state_of } from './state.js';
 
@@ -65,7 +66,7 @@ export class SessionStore {
   /** The file of session `id`. Throws a `SessionError` (`invalid_id`) for an unsafe id. */
   path_of(id: string): string {
     assert_session_id(id);
-    return join(this.session_dir, `${id}.jsonl`);
+    return session_file(this.session_dir, id);
   }
 
   /** Creates a new session file and writes its `session_start` record. */
