@@ -1,12 +1,12 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readdirSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type FileSystemAdapter, glob as tiny_glob } from 'tinyglobby';
 import { z } from 'zod';
 import { GitIgnoreFilter } from './gitignore.js';
-import { error_text, PathGuardError, require_in_work_dir } from './guard.js';
+import { PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
+import { stat_in_work_dir } from './safe_fs.js';
 import type { Tool, ToolOutput } from './tool.js';
 
 /** The most paths `glob` returns. */
@@ -72,13 +72,8 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
         output: `The pattern '${pattern}' must stay inside the search folder: no absolute paths, no '..'. Use path to choose the folder.`,
       };
     }
-    const shown = args.path === undefined || args.path === '' ? '.' : args.path;
-    const base = await require_in_work_dir(context.work_dir, args.path ?? '');
-    if (!base.exists) throw new PathGuardError(`'${shown}' does not exist`);
-    const info = await stat(base.path).catch((error: unknown) => {
-      throw new PathGuardError(`'${shown}': ${error_text(error)}`);
-    });
-    if (!info.isDirectory()) {
+    const { guarded: base, stats, shown } = await stat_in_work_dir(context.work_dir, args.path);
+    if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; glob searches folders`);
     }
     const found = await tiny_glob(pattern, {

@@ -1,7 +1,8 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { z } from 'zod';
-import { error_code, error_text, PathGuardError, require_in_work_dir } from './guard.js';
+import { error_text, PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
+import { stat_in_work_dir } from './safe_fs.js';
 import type { Tool, ToolOutput } from './tool.js';
 
 /** The most entries `list_dir` shows. */
@@ -33,16 +34,14 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
     'List the entries of a folder (default: the work dir). Folders end in "/", links show their target.',
   parameters,
   async execute(args, context): Promise<ToolOutput> {
-    const shown = args.path === undefined || args.path === '' ? '.' : args.path;
-    const guarded = await require_in_work_dir(context.work_dir, args.path ?? '');
-    if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
+    const { guarded, stats, shown } = await stat_in_work_dir(context.work_dir, args.path);
+    if (!stats.isDirectory()) {
+      throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
+    }
     let names: Buffer[];
     try {
       names = await readdir(guarded.path, { encoding: 'buffer' });
     } catch (error) {
-      if (error_code(error) === 'ENOTDIR') {
-        throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
-      }
       throw new PathGuardError(`'${shown}' cannot be listed: ${error_text(error)}`);
     }
     if (names.length === 0) return `(${shown} is empty)`;
@@ -55,10 +54,10 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
       const name = describe_name(raw);
       const full = Buffer.concat([folder, raw]);
       try {
-        const stats = await lstat(full);
-        if (stats.isDirectory()) lines.push(`${name}/`);
-        else if (stats.isSymbolicLink()) lines.push(`${name} -> ${await readlink(full, 'utf8')}`);
-        else if (stats.isFile()) lines.push(`${name}  (${format_size(stats.size)})`);
+        const entry = await lstat(full);
+        if (entry.isDirectory()) lines.push(`${name}/`);
+        else if (entry.isSymbolicLink()) lines.push(`${name} -> ${await readlink(full, 'utf8')}`);
+        else if (entry.isFile()) lines.push(`${name}  (${format_size(entry.size)})`);
         else lines.push(`${name}  (special file)`);
       } catch {
         lines.push(`${name}  (vanished)`);

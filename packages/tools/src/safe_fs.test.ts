@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PathGuardError } from './guard.js';
-import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
+import { open_in_work_dir, stat_in_work_dir, write_file_atomic } from './safe_fs.js';
 
 let base: string;
 let work: string;
@@ -160,5 +160,32 @@ describe('open_in_work_dir', () => {
   it('refuses a FIFO without blocking', async () => {
     execFileSync('mkfifo', [join(work, 'pipe')]);
     await expect(open_in_work_dir(work, 'pipe')).rejects.toThrow(/not a regular file/);
+  });
+});
+
+describe('stat_in_work_dir', () => {
+  it('stats the work dir for an undefined or empty path, shown as .', async () => {
+    for (const path of [undefined, '']) {
+      const found = await stat_in_work_dir(work, path);
+      expect(found.shown).toBe('.');
+      expect(found.guarded.path).toBe(work);
+      expect(found.stats.isDirectory()).toBe(true);
+    }
+  });
+
+  it('stats a file through a link that stays inside', async () => {
+    await writeFile(join(work, 'a.txt'), 'abc');
+    await symlink('a.txt', join(work, 'link'));
+    const found = await stat_in_work_dir(work, 'link');
+    expect(found.shown).toBe('link');
+    expect(found.guarded.path).toBe(join(work, 'a.txt'));
+    expect(found.stats.size).toBe(3);
+  });
+
+  it('refuses a missing path and a path the guard refuses', async () => {
+    await expect(stat_in_work_dir(work, 'nope')).rejects.toThrow(
+      new PathGuardError("'nope' does not exist"),
+    );
+    await expect(stat_in_work_dir(work, '../outside')).rejects.toBeInstanceOf(PathGuardError);
   });
 });

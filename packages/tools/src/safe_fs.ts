@@ -3,7 +3,7 @@
  * and the operation cannot redirect it outside the work dir.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import {
   type FileHandle,
   lstat,
@@ -161,6 +161,34 @@ async function fd_path(handle: FileHandle): Promise<string | undefined> {
   }
 }
 
+/** A path inside the work dir that exists, with what `stat` says of it. */
+export interface ExistingPath {
+  guarded: GuardedPath;
+  /** The `stat` of `guarded.path` (links followed; the guard has checked where they lead). */
+  stats: Stats;
+  /** The path as the model wrote it (`.` for the work dir), for messages. */
+  shown: string;
+}
+
+/**
+ * Resolves `path` (the work dir when `undefined` or `''`) inside `work_dir` and stats it.
+ *
+ * Contract: throws a `PathGuardError` with a message for the model when the guard refuses the
+ * path, nothing exists there (`'<path>' does not exist`), or it cannot be stat'ed.
+ */
+export async function stat_in_work_dir(
+  work_dir: string,
+  path: string | undefined,
+): Promise<ExistingPath> {
+  const guarded = await require_in_work_dir(work_dir, path ?? '');
+  const shown = path === undefined || path === '' ? '.' : path;
+  if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
+  const stats = await stat(guarded.path).catch((error: unknown) => {
+    throw new PathGuardError(`'${shown}': ${error_text(error)}`);
+  });
+  return { guarded, stats, shown };
+}
+
 /** An open file inside the work dir. The caller closes `handle`. */
 export interface OpenedFile {
   handle: FileHandle;
@@ -177,12 +205,7 @@ export interface OpenedFile {
  * and the open (`O_NOFOLLOW`, then the opened file's identity compared with the checked path).
  */
 export async function open_in_work_dir(work_dir: string, path: string): Promise<OpenedFile> {
-  const guarded = await require_in_work_dir(work_dir, path);
-  const shown = path === '' ? '.' : path;
-  if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
-  const before = await stat(guarded.path).catch((error: unknown) => {
-    throw new PathGuardError(`'${shown}': ${error_text(error)}`);
-  });
+  const { guarded, stats: before, shown } = await stat_in_work_dir(work_dir, path);
   if (before.isDirectory()) {
     throw new PathGuardError(
       `'${shown}' is a folder, not a file; use list_dir to see what is in it`,
