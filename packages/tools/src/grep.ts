@@ -4,6 +4,7 @@ import { grep_js } from './grep_js.js';
 import { GrepCollector } from './grep_output.js';
 import { find_ripgrep, grep_rg } from './grep_rg.js';
 import { error_text, resolve_in_work_dir } from './guard.js';
+import { output_budget } from './output_budget.js';
 import { OverrideGlobs } from './override_glob.js';
 import { define_builtin } from './registry.js';
 import type { Tool, ToolOutput } from './tool.js';
@@ -168,7 +169,7 @@ export const grep_tool: Tool<GrepArgs> = define_builtin({
       glob: args.glob,
       context: args.context,
       signal: context.signal,
-      max_chars: Math.max(1_000, (context.max_output_chars ?? 50_000) - 500),
+      max_chars: output_budget(context),
     });
     return { ok: result.ok, output: result.output };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { output_budget } from './output_budget.js';
 import { define_builtin } from './registry.js';
 import { open_in_work_dir } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
@@ -51,7 +52,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
   async execute(args, context): Promise<ToolOutput> {
     const first = args.offset ?? 1;
     const limit = args.limit ?? READ_FILE_DEFAULT_LIMIT;
-    const budget = Math.max(1_000, (context.max_output_chars ?? 50_000) - 500);
+    const budget = output_budget(context);
     const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
     try {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
