@@ -2,34 +2,39 @@
 /**
  * The `lich` executable (package.json `bin`). A CommonJS file on purpose: `lich --version` then
  * runs without starting Node's ES module loader at all, reading package.json and exiting. Every
- * other command imports `main`: from `bundle/main.mjs` when the build made one (a few files
- * instead of hundreds of small modules starts much faster), else from the compiled `main.js`.
+ * other command runs `main` from the CommonJS bundle the build made in `bundle/` (a few files
+ * instead of hundreds of small modules, compiled from a V8 code cache after the first run: see
+ * `bundle_loader.cts`), else, when there is none or it is older than a package it was made from,
+ * from the compiled `main.js`.
  */
 import fs = require('node:fs');
 import path = require('node:path');
 import url = require('node:url');
 
-/**
- * Whether the bundle in `folder` is at least as new as every package it was made from. A package
- * rebuilt since (its `.tsbuildinfo` newer) makes it stale; inputs that do not exist (an installed
- * copy, laid out differently) do not.
- */
-function fresh(folder: string): boolean {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'inputs.json'), 'utf8')) as {
-      built: number;
-      inputs: string[];
-    };
-    return manifest.inputs.every((input) => {
-      try {
-        return fs.statSync(path.resolve(folder, input)).mtimeMs <= manifest.built;
-      } catch {
-        return true;
-      }
+import type * as BundleLoader from './bundle_loader.cjs';
+
+type Main = (argv: readonly string[]) => Promise<number>;
+
+function run(argv: readonly string[]): void {
+  const folder = path.join(__dirname, 'bundle');
+  // Loaded here, not at the top: `--version` must load nothing but this file.
+  const loader = require('./bundle_loader.cjs') as typeof BundleLoader;
+  const manifest = loader.read_manifest(folder);
+  if (manifest !== null && loader.bundle_fresh(folder, manifest)) {
+    const loaded = loader.load_bundle(folder, manifest, {
+      cache_root: loader.code_cache_root(process.env),
     });
-  } catch {
-    return false;
+    (loaded.exports.main as Main)(argv).then((code) => {
+      process.exitCode = code;
+      loaded.save_cache();
+    });
+    return;
   }
+  import(url.pathToFileURL(path.join(__dirname, 'main.js')).href)
+    .then((module: { main: Main }) => module.main(argv))
+    .then((code) => {
+      process.exitCode = code;
+    });
 }
 
 const argv = process.argv.slice(2);
@@ -41,11 +46,5 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0]
   };
   process.stdout.write(`${manifest.version}\n`);
 } else {
-  const folder = path.join(__dirname, 'bundle');
-  const entry = fresh(folder) ? path.join(folder, 'main.mjs') : path.join(__dirname, 'main.js');
-  import(url.pathToFileURL(entry).href)
-    .then((module: { main(argv: readonly string[]): Promise<number> }) => module.main(argv))
-    .then((code) => {
-      process.exitCode = code;
-    });
+  run(argv);
 }

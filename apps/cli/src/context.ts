@@ -3,6 +3,12 @@ import type { Style } from './style.js';
 /** The streams and environment a command works with (the process's, or a test's). */
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /**
+   * The file descriptor behind `stdin` when it is the process's own (0), so that what it is (a
+   * terminal, /dev/null, a pipe) can be found without creating `process.stdin`; absent for a
+   * test's stream.
+   */
+  stdin_fd?: number;
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,7 @@
 import type { CliIo, Command, CommandContext } from './context.js';
 import { EXIT } from './exit_codes.js';
 import { COMMANDS, type CommandName, help_text, usage_line } from './help.js';
+import { stdin_kind } from './stdin_kind.js';
 import { make_style } from './style.js';
 import { UsageError } from './usage_error.js';
 
@@ -89,8 +90,13 @@ async function suggestion(error: UsageError): Promise<string> {
  * stderr in one or two lines; never rejects.
  */
 export async function main(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
+  const own_stdin = io?.stdin === undefined;
   const full_io: CliIo = {
-    stdin: io?.stdin ?? process.stdin,
+    // created on first use: most runs only need to know what stdin is (see `stdin_kind`)
+    get stdin() {
+      return io?.stdin ?? process.stdin;
+    },
+    ...(own_stdin ? { stdin_fd: 0 } : {}),
     stdout: io?.stdout ?? process.stdout,
     stderr: io?.stderr ?? process.stderr,
     env: io?.env ?? process.env,
@@ -106,7 +112,7 @@ export async function main(argv: readonly string[], io?: Partial<CliIo>): Promis
   const context = make_context(argv, full_io);
   try {
     if (argv.length === 0) {
-      if (full_io.stdin.isTTY !== true && full_io.env.LICH_NO_STDIN !== '1') {
+      if (full_io.env.LICH_NO_STDIN !== '1' && (await stdin_kind(full_io)) !== 'tty') {
         return await (await LOADERS.run())(make_context([], full_io));
       }
       full_io.stderr.write(`${help_text('main')}\n`);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 const ROOT = dirname(dirname(CLI_DIR));
 const BIN = join(CLI_DIR, 'dist', 'bin.cjs');
-const BUNDLE = join(CLI_DIR, 'dist', 'bundle', 'main.mjs');
+const BUNDLE = join(CLI_DIR, 'dist', 'bundle', 'main.cjs');
 
 function newest(folder: string): number {
   let latest = 0;

@@ -2,21 +2,45 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAst } from 'rolldown/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const BUNDLE_DIR = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
 
-const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.@-]+)*$/;
+interface AstNode {
+  type: string;
+  [key: string]: unknown;
+}
 
-/** The bare specifiers the bundle still imports (its externals), other than Node built-ins. */
+/** Every node of an ESTree `tree`. */
+function* walk(tree: unknown): Generator<AstNode> {
+  const stack = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (node !== null && typeof node === 'object') {
+      if (typeof (node as AstNode).type === 'string') yield node as AstNode;
+      stack.push(...Object.values(node));
+    }
+  }
+}
+
+/**
+ * The bare specifiers the bundle still loads (its externals), other than Node built-ins: the
+ * string arguments of its `require(…)` and `__lich_import(…)` calls (the bundle's `import()`).
+ */
 function externals(): string[] {
   const found = new Set<string>();
-  for (const name of readdirSync(BUNDLE_DIR).filter((file) => file.endsWith('.mjs'))) {
-    const text = readFileSync(join(BUNDLE_DIR, name), 'utf8');
-    for (const match of text.matchAll(/(?:from\s*|import\s*\(\s*)["']([^"'./][^"']*)["']/g)) {
-      const specifier = match[1] as string;
-      // strings that merely follow the word "from" in some message are not package names
-      if (!PACKAGE_NAME.test(specifier) || specifier.startsWith('node:')) continue;
+  for (const name of readdirSync(BUNDLE_DIR).filter((file) => file.endsWith('.cjs'))) {
+    const tree = parseAst(readFileSync(join(BUNDLE_DIR, name), 'utf8'));
+    for (const node of walk(tree)) {
+      if (node.type !== 'CallExpression') continue;
+      const callee = node.callee as AstNode;
+      const [first] = node.arguments as AstNode[];
+      if (callee.type !== 'Identifier' || first?.type !== 'Literal') continue;
+      if (callee.name !== 'require' && callee.name !== '__lich_import') continue;
+      const specifier = first.value;
+      if (typeof specifier !== 'string' || /^(node:|\.)/.test(specifier)) continue;
       found.add(specifier);
     }
   }

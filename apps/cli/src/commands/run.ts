@@ -10,6 +10,7 @@ import { on_interrupt } from '../interrupt.js';
 import { NO_PROVIDER_MESSAGE } from '../no_provider.js';
 import { ProgressView } from '../progress.js';
 import { format_bytes, read_stdin, with_stdin_context } from '../stdin.js';
+import { stdin_kind } from '../stdin_kind.js';
 import { UsageError } from '../usage_error.js';
 import { version } from '../version.js';
 
@@ -157,7 +158,7 @@ export const command_run: Command = async (context) => {
   if (loaded === null) return EXIT.USAGE;
   const { config } = loaded;
   let input = positionals.join(' ').trim();
-  if (context.io.stdin.isTTY !== true && context.io.env.LICH_NO_STDIN !== '1') {
+  if (context.io.env.LICH_NO_STDIN !== '1' && (await stdin_kind(context.io)) === 'data') {
     // Half the context window, at about 4 characters per token, leaves room to work.
     const limit = Math.floor(config.context_window * 2);
     const piped = await read_stdin(context.io.stdin, limit);
