@@ -15,7 +15,11 @@ export {
   user_config_path,
   write_config_file,
 } from './config_file.js';
-export { CONFIG_SCHEMA_PATH, config_json_schema } from './config_json_schema.js';
+export {
+  CONFIG_SCHEMA_PATH,
+  config_json_schema,
+  config_schema_path,
+} from './config_json_schema.js';
 export {
   type ConfigFlags,
   type ConfigSource,
