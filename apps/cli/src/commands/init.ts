@@ -40,7 +40,7 @@ export const command_init: Command = async (context) => {
     throw new UsageError(`init takes no arguments, got '${positionals.join(' ')}'`, 'init');
   }
   const work_dir = resolve(context.io.cwd, string_option(values['work-dir']) ?? '.');
-  const { CONFIG_SCHEMA_PATH, ConfigError, project_config_path, write_config_file } = await import(
+  const { config_schema_path, ConfigError, project_config_path, write_config_file } = await import(
     '@lich/agent'
   );
   try {
@@ -62,7 +62,7 @@ export const command_init: Command = async (context) => {
     context.say(`${config_path} exists; left as it is (--force overwrites it)`);
   } else {
     await write_config_file(config_path, {
-      $schema: schema_reference(CONFIG_SCHEMA_PATH, config_path, work_dir),
+      $schema: schema_reference(config_schema_path(), config_path, work_dir),
       providers: [],
       max_turns: 50,
       mcp_servers: {},
