@@ -1,4 +1,3 @@
-import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { require_in_work_dir } from './guard.js';
 import { define_builtin } from './registry.js';
@@ -91,6 +90,8 @@ export const edit_file_tool: Tool<EditFileArgs> = define_builtin({
     }
 
     const after = splice_all(before, old_text, new_text, positions);
+    // loaded on first use (and before writing, so a failure leaves the file as it was)
+    const { createTwoFilesPatch } = await import('diff');
     context.signal.throwIfAborted();
     await write_file_atomic(context.work_dir, args.path, after, { signal: context.signal });
     const name = guarded.relative;

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type FileSystemAdapter, glob as tiny_glob } from 'tinyglobby';
+import type { FileSystemAdapter } from 'tinyglobby';
 import { z } from 'zod';
 import { GitIgnoreFilter } from './gitignore.js';
 import { PathGuardError } from './guard.js';
@@ -76,6 +76,8 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
     if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; glob searches folders`);
     }
+    // loaded on first use: tinyglobby brings fdir and picomatch, which most runs never need
+    const { glob: tiny_glob } = await import('tinyglobby');
     const found = await tiny_glob(pattern, {
       cwd: base.path,
       onlyFiles: true,
