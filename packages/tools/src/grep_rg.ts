@@ -2,9 +2,9 @@
  * The ripgrep engine of `grep`: ripgrep's packaged binary (`@vscode/ripgrep`, an optional
  * dependency), its output parsed into the shared collector.
  */
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { child_process_module } from './child_process_module.js';
 import type { GrepRun, GrepSearch } from './grep_js.js';
 
 let located: Promise<string | undefined> | undefined;
@@ -76,7 +76,7 @@ export function grep_rg(
 ): Promise<GrepRun> {
   return new Promise((resolve) => {
     const args = ripgrep_arguments({ ...search, globs });
-    const child = spawn(rg_path, args, {
+    const child = child_process_module().spawn(rg_path, args, {
       cwd: search.root,
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: search.signal,

@@ -1,5 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
+import type { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { child_process_module } from './child_process_module.js';
 import { HeadTailBuffer } from './output_buffer.js';
 
 /** One process as the OS lists it. `state` is the one-letter state (`Z` for a zombie). */
@@ -47,22 +48,26 @@ async function list_from_proc(): Promise<ProcessInfo[]> {
 
 function list_from_ps(): Promise<ProcessInfo[]> {
   return new Promise((resolve, reject) => {
-    execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], (error, stdout) => {
-      if (error) return reject(error);
-      const result: ProcessInfo[] = [];
-      for (const line of stdout.split('\n')) {
-        const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
-        if (pid && ppid && pgid && stat) {
-          result.push({
-            pid: Number(pid),
-            ppid: Number(ppid),
-            pgid: Number(pgid),
-            state: stat[0]!,
-          });
+    child_process_module().execFile(
+      'ps',
+      ['-A', '-o', 'pid=,ppid=,pgid=,stat='],
+      (error, stdout) => {
+        if (error) return reject(error);
+        const result: ProcessInfo[] = [];
+        for (const line of stdout.split('\n')) {
+          const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+          if (pid && ppid && pgid && stat) {
+            result.push({
+              pid: Number(pid),
+              ppid: Number(ppid),
+              pgid: Number(pgid),
+              state: stat[0]!,
+            });
+          }
         }
-      }
-      resolve(result);
-    });
+        resolve(result);
+      },
+    );
   });
 }
 
@@ -240,7 +245,7 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(options.file, [...options.args], {
+      child = child_process_module().spawn(options.file, [...options.args], {
         cwd: options.cwd,
         env: options.env ?? process.env,
         detached: true,
