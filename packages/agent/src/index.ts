@@ -55,7 +55,7 @@ export {
   probe_ollama,
 } from './env_providers.js';
 export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
-export { edit_distance, nearest_word } from './nearest_word.js';
+export { nearest_word } from './nearest_word.js';
 export {
   find_project_instructions,
   PROJECT_INSTRUCTIONS_FILE,

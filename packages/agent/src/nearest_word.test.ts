@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { edit_distance, nearest_word } from './nearest_word.js';
+import { nearest_word } from './nearest_word.js';
 
 describe('nearest_word', () => {
-  it('measures edits', () => {
-    expect(edit_distance('kitten', 'sitting')).toBe(3);
-    expect(edit_distance('', 'abc')).toBe(3);
-    expect(edit_distance('same', 'same')).toBe(0);
-  });
-
   it('suggests the closest candidate, a prefix match, or nothing', () => {
     const commands = ['run', 'chat', 'sessions', 'mcp', 'init', 'config', 'update'];
     expect(nearest_word('sesions', commands)).toBe('sessions');

@@ -1,5 +1,6 @@
 import type { ToolContext, ToolResult, ToolRunner } from '@lich/core';
 import { truncate_text } from '@lich/core';
+import { edit_distance } from './edit_distance.js';
 import type { ToolRegistry } from './registry.js';
 import { parse_arguments } from './schema.js';
 import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
@@ -318,23 +319,4 @@ export function nearest_names(name: string, names: readonly string[]): string[] 
   }
   scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
   return scored.slice(0, 3).map((item) => item.name);
-}
-
-function edit_distance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length > 128 || b.length > 128) return Math.max(a.length, b.length);
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
