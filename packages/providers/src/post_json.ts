@@ -1,6 +1,9 @@
 import { default_extract_error, type ErrorExtractor, html_summary } from './error_body.js';
 import { excerpt } from './excerpt.js';
+import { fetch_transport } from './fetch_transport.js';
+import type { HttpExchange } from './http_exchange.js';
 import { create_idle_timeout, type IdleTimeout } from './idle_timeout.js';
+import { node_transport } from './node_transport.js';
 import { ProviderError } from './provider_error.js';
 import { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
 import { to_provider_error } from './to_provider_error.js';
@@ -18,7 +21,12 @@ export interface PostJsonOptions {
   idle_timeout_ms?: number;
   /** Reads the provider's error body (default: `default_extract_error`). */
   extract_error?: ErrorExtractor;
-  /** The fetch to use (default: the global one). */
+  /**
+   * Send through this `fetch` instead (a proxy-aware one, a test double). Without it the request
+   * goes through `node:http` / `node:https` with a keep-alive agent, which lets a short-lived
+   * process exit at once: Node 20's `fetch` keeps it waiting 40–60 ms for undici's WebAssembly
+   * parser to finish compiling in the background.
+   */
   fetch?: typeof globalThis.fetch;
 }
 
@@ -37,7 +45,10 @@ export interface ProviderResponse {
   text(): Promise<string>;
   /** The whole body parsed as JSON; not JSON → `ProviderError` kind `parse` with an excerpt. */
   json(): Promise<unknown>;
-  /** Stops the request and its timer (e.g. after the final event). Never throws. */
+  /**
+   * Stops the request and its timer (e.g. after the final event); the connection is closed unless
+   * the body had been read to its end. Never throws.
+   */
   cancel(): Promise<void>;
 }
 
@@ -49,38 +60,39 @@ interface Guard {
   model: string;
   signal: AbortSignal | undefined;
   idle: IdleTimeout;
+  /** Fired by `cancel()`. */
+  local: AbortSignal;
 }
 
 function failure(error: unknown, guard: Guard): ProviderError {
-  if (guard.signal?.aborted) {
-    return to_provider_error(error, {
-      provider: guard.provider,
-      model: guard.model,
-      signal: guard.signal,
-    });
-  }
-  if (guard.idle.timed_out) return guard.idle.error();
-  return to_provider_error(error, { provider: guard.provider, model: guard.model });
+  const { provider, model } = guard;
+  // After an abort, whatever the transport called the break (a reset, a cut) was the abort.
+  const aborted = guard.signal?.aborted ? guard.signal : guard.local;
+  if (guard.idle.timed_out && !guard.signal?.aborted) return guard.idle.error();
+  if (aborted.aborted) return to_provider_error(undefined, { provider, model, signal: aborted });
+  return to_provider_error(error, { provider, model });
 }
 
+/**
+ * The transport's body under the idle timer and the error mapping: each chunk restarts the timer,
+ * every failure is a `ProviderError`, and no chunk is handed out once the request was aborted.
+ */
 async function* guarded_body(
-  body: ReadableStream<Uint8Array> | null,
+  body: AsyncIterator<Uint8Array, void, undefined>,
   guard: Guard,
+  request_signal: AbortSignal,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  if (body === null) {
-    guard.idle.clear();
-    return;
-  }
-  const reader = body.getReader();
   let finished = false;
   try {
     for (;;) {
-      let result: Awaited<ReturnType<typeof reader.read>>;
+      let result: IteratorResult<Uint8Array, void>;
       try {
-        result = await reader.read();
+        result = await body.next();
       } catch (error) {
+        finished = true; // a source that threw has let go of its connection already
         throw failure(error, guard);
       }
+      if (request_signal.aborted) throw failure(request_signal.reason, guard);
       if (result.done) {
         finished = true;
         return;
@@ -90,8 +102,7 @@ async function* guarded_body(
     }
   } finally {
     guard.idle.clear();
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    if (!finished) await body.return?.()?.catch(() => undefined);
   }
 }
 
@@ -120,7 +131,8 @@ async function read_failure_body(chunks: AsyncIterable<Uint8Array>): Promise<str
 
 /**
  * POSTs `body` as JSON and returns the response once its headers arrived, for the provider to
- * read as a stream or as JSON.
+ * read as a stream or as JSON. Sent with `node:http` / `node:https` (connections kept alive for
+ * the next request to the same host, never holding the process open), or with `options.fetch`.
  *
  * Contract:
  * - never rejects with anything but a `ProviderError` naming `provider` and `model`;
@@ -128,8 +140,9 @@ async function read_failure_body(chunks: AsyncIterable<Uint8Array>): Promise<str
  *   `extract_error`), the request id, `retry_after_ms` (`retry-after-ms` / `retry-after`) and
  *   `x-should-retry` as `retryable` when sent;
  * - a 2xx HTML page (a proxy or captive portal) rejects with kind `parse`;
- * - no connection → `network`; nothing received for `idle_timeout_ms` (before the headers or
- *   between chunks) → `timeout`; the caller's abort → `aborted`, at once.
+ * - no connection → `network`; nothing received for `idle_timeout_ms` (connecting, before the
+ *   headers or between chunks) → `timeout`; the caller's abort → `aborted`, at once, closing the
+ *   connection; a body cut off → `stream`.
  */
 export async function post_json(
   url: string,
@@ -145,29 +158,31 @@ export async function post_json(
     model,
     signal: options.signal,
   });
-  const guard: Guard = { provider, model, signal: options.signal, idle };
-  const fetch_fn = options.fetch ?? globalThis.fetch;
   // `cancel()` aborts through its own controller, since a body being read is locked.
   const local = new AbortController();
-  let response: Response;
+  const guard: Guard = { provider, model, signal: options.signal, idle, local: local.signal };
+  const request_signal = AbortSignal.any([idle.signal, local.signal]);
+  const transport = options.fetch === undefined ? node_transport : fetch_transport(options.fetch);
+  let response: HttpExchange;
   try {
-    response = await fetch_fn(url, {
-      method: 'POST',
+    response = await transport({
+      url,
       headers: { 'content-type': 'application/json', ...options.headers },
       body: JSON.stringify(body),
-      signal: AbortSignal.any([idle.signal, local.signal]),
+      signal: request_signal,
+      provider,
+      model,
     });
   } catch (error) {
     idle.clear();
     throw failure(error, guard);
   }
   idle.touch();
-  const headers = response.headers;
-  const content_type = headers.get('content-type') ?? '';
-  const request_id = parse_request_id(headers);
-  const chunks = guarded_body(response.body, guard);
+  const content_type = response.headers.get('content-type') ?? '';
+  const request_id = parse_request_id(response.headers);
+  const chunks = guarded_body(response.body, guard, request_signal);
 
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     const text = await read_failure_body(chunks);
     let parsed: unknown;
     try {
@@ -186,11 +201,11 @@ export async function post_json(
       provider,
       model,
       status: response.status,
-      provider_message: info?.message ?? (response.statusText || undefined),
+      provider_message: info?.message ?? (response.status_text || undefined),
       code: info?.code,
       request_id,
-      retry_after_ms: parse_retry_after(headers),
-      retryable: parse_should_retry(headers),
+      retry_after_ms: parse_retry_after(response.headers),
+      retryable: parse_should_retry(response.headers),
     });
   }
 
@@ -220,7 +235,9 @@ export async function post_json(
   };
   return {
     status: response.status,
-    headers,
+    get headers() {
+      return response.all_headers();
+    },
     content_type,
     request_id,
     get body() {

@@ -37,6 +37,38 @@ export function network_cause(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** Node's words for a peer that closed a connection while a response was being read. */
+const PEER_CLOSED = new Set(['aborted', 'Premature close', 'other side closed']);
+
+/**
+ * A `network` error (retryable): no connection was made or it failed before an answer, e.g.
+ * `connect ECONNREFUSED 127.0.0.1:1234`, `getaddrinfo ENOTFOUND host`, `socket hang up`.
+ */
+export function connection_error(error: unknown, context: ProviderErrorContext): ProviderError {
+  return new ProviderError({
+    provider: context.provider,
+    model: context.model,
+    kind: 'network',
+    cause: network_cause(error),
+  });
+}
+
+/**
+ * A `stream` error (retryable): the connection broke while the body was being read. A peer that
+ * closed it reads "the connection broke mid-stream (other side closed)", whether undici (`other
+ * side closed`) or `node:http` (`aborted`, `Premature close`) said so.
+ */
+export function cut_error(error: unknown, context: ProviderErrorContext): ProviderError {
+  const cause = network_cause(error);
+  const reason = PEER_CLOSED.has(cause.message) ? 'other side closed' : cause.message;
+  return new ProviderError({
+    provider: context.provider,
+    model: context.model,
+    kind: 'stream',
+    cause: new Error(`the connection broke mid-stream (${reason})`, { cause: error }),
+  });
+}
+
 /**
  * Turns anything a provider call threw into a `ProviderError`.
  *
@@ -64,16 +96,9 @@ export function to_provider_error(error: unknown, context: ProviderErrorContext)
     return new ProviderError({ ...base, kind: 'parse', cause });
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
-    return new ProviderError({ ...base, kind: 'network', cause: network_cause(error) });
+    return connection_error(error, base);
   }
-  if (error instanceof TypeError && error.message === 'terminated') {
-    const cause = network_cause(error);
-    return new ProviderError({
-      ...base,
-      kind: 'stream',
-      cause: new Error(`the connection broke mid-stream (${cause.message})`, { cause: error }),
-    });
-  }
+  if (error instanceof TypeError && error.message === 'terminated') return cut_error(error, base);
   const cause = error instanceof Error ? error : new Error(String(error));
   return new ProviderError({
     ...base,

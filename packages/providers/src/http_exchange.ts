@@ -1,0 +1,45 @@
+import type { HeaderLookup } from './response_headers.js';
+
+/** One JSON POST as `post_json` hands it to a transport. */
+export interface HttpRequest {
+  url: string;
+  /** Every header to send, `content-type` included. */
+  headers: Record<string, string>;
+  /** The JSON text. */
+  body: string;
+  /**
+   * Ends the exchange when it fires, wherever it is: connecting, sending, waiting for the headers
+   * or reading the body. The connection is closed, never handed to another request.
+   */
+  signal: AbortSignal;
+  /** Named in the errors the transport makes itself. */
+  provider: string;
+  model: string;
+}
+
+/** An answer whose status line and headers arrived; its body is still to be read. */
+export interface HttpExchange {
+  status: number;
+  /** The reason phrase (`Too Many Requests`), `''` when the server sent none. */
+  status_text: string;
+  /** The headers as `Headers.get` reads them. */
+  headers: HeaderLookup;
+  /** Every header as a `Headers`, made on the first call where making one is costly. */
+  all_headers(): Headers;
+  /**
+   * The body's chunks, read once. `return()` before the end lets go of the connection (closed,
+   * since unread bytes are left on it).
+   */
+  body: AsyncIterator<Uint8Array, void, undefined>;
+}
+
+/**
+ * Sends one request and resolves once the answer's headers arrived, whatever the status.
+ *
+ * Contract: rejects (and the body's `next` rejects) either with a `ProviderError` of kind
+ * `network` (no connection, or it broke before the headers) or `stream` (it broke mid-body), or
+ * with an error `to_provider_error` maps (undici's `fetch failed` and `terminated`, an
+ * `AbortError`). An abort of `request.signal` rejects at once; the caller reads its reason off the
+ * signal.
+ */
+export type Transport = (request: HttpRequest) => Promise<HttpExchange>;

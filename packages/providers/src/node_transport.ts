@@ -1,0 +1,220 @@
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { HttpExchange, Transport } from './http_exchange.js';
+import type { ProviderErrorContext } from './to_provider_error.js';
+import { connection_error, cut_error } from './to_provider_error.js';
+
+/**
+ * How long a kept-alive connection may sit idle before it is closed (undici's default as well);
+ * shorter when the server's `keep-alive: timeout=N` asks for less.
+ */
+const FREE_SOCKET_TIMEOUT_MS = 4_000;
+
+/** Sent unless the caller's headers set them: what `fetch` sends, so servers see no change. */
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'node' };
+
+interface Client {
+  request(url: URL, options: RequestOptions): ClientRequest;
+  agent: Agent;
+}
+
+let http_client: Promise<Client> | undefined;
+let https_client: Promise<Client> | undefined;
+
+/**
+ * `node:http` or `node:https` with one keep-alive agent each, loaded on the first request to such a
+ * URL (so a process that never posts pays nothing). Retries and failover to the same host reuse the
+ * connection. An idle socket in a keep-alive agent is unref'd by Node (`Agent#keepSocketAlive`),
+ * so it never holds the process open; a socket in use is ref'd again.
+ */
+function client_for(protocol: string): Promise<Client> | undefined {
+  if (protocol === 'http:') {
+    http_client ??= import('node:http').then((http) => ({
+      request: http.request,
+      agent: new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS }),
+    }));
+    return http_client;
+  }
+  if (protocol === 'https:') {
+    https_client ??= import('node:https').then((https) => ({
+      request: https.request,
+      agent: new https.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS }),
+    }));
+    return https_client;
+  }
+  return undefined;
+}
+
+/** `Headers.get` over Node's raw header list: any case, repeated headers joined with `, `. */
+function raw_header_lookup(raw: readonly string[]): HttpExchange['headers'] {
+  return {
+    get(name: string): string | null {
+      const wanted = name.toLowerCase();
+      let value: string | null = null;
+      for (let index = 0; index + 1 < raw.length; index += 2) {
+        if ((raw[index] as string).toLowerCase() !== wanted) continue;
+        const next = raw[index + 1] as string;
+        value = value === null ? next : `${value}, ${next}`;
+      }
+      return value;
+    },
+  };
+}
+
+/**
+ * A `Headers` of the raw list. Made only when asked for: the first `Headers` of a process loads
+ * undici (~20 ms), which is what this transport avoids.
+ */
+function to_headers(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    try {
+      headers.append(raw[index] as string, raw[index + 1] as string);
+    } catch {
+      // a name or value `Headers` refuses is left out, as fetch leaves it out
+    }
+  }
+  return headers;
+}
+
+/**
+ * The body as sent, or decoded when the server compressed it although nothing asked for that
+ * (`gzip`, `deflate`, `br`, leniently at a truncated end, as undici decodes). An encoding Node
+ * cannot undo is handed on as sent, as undici does.
+ */
+async function decoded(response: IncomingMessage): Promise<AsyncIterable<Uint8Array>> {
+  const codings = (response.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+    .reverse();
+  if (codings.length === 0) return response;
+  const zlib = await import('node:zlib');
+  const { pipeline } = await import('node:stream');
+  const sync = zlib.constants.Z_SYNC_FLUSH;
+  const stages = [];
+  for (const coding of codings) {
+    if (coding === 'gzip' || coding === 'x-gzip') {
+      stages.push(zlib.createGunzip({ flush: sync, finishFlush: sync }));
+    } else if (coding === 'deflate') {
+      stages.push(zlib.createInflate({ flush: sync, finishFlush: sync }));
+    } else if (coding === 'br') {
+      const flush = zlib.constants.BROTLI_OPERATION_FLUSH;
+      stages.push(zlib.createBrotliDecompress({ flush, finishFlush: flush }));
+    } else {
+      return response;
+    }
+  }
+  // an error anywhere destroys every stage, the last with that error, which its iterator rethrows
+  pipeline([response, ...stages], () => undefined);
+  return stages[stages.length - 1] as AsyncIterable<Uint8Array>;
+}
+
+/** What one request's body reader needs to know about the request around it. */
+interface Pending {
+  outgoing: ClientRequest;
+  context: ProviderErrorContext;
+  /** The socket error that broke the connection after the headers, when there was one. */
+  late_error(): unknown;
+  /** Stops listening to the signal (the exchange is over). */
+  detach(): void;
+}
+
+/**
+ * The body's chunks. A break (the peer closed, a reset) is a `stream` error; leaving before the end
+ * (return, an error, an abort) destroys the request and its socket, which unread bytes make
+ * useless for another request. Read to its end, the socket goes back to the agent.
+ */
+async function* body_chunks(
+  response: IncomingMessage,
+  pending: Pending,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let finished = false;
+  try {
+    for await (const chunk of await decoded(response)) yield chunk;
+    finished = true;
+  } catch (error) {
+    throw cut_error(pending.late_error() ?? error, pending.context);
+  } finally {
+    pending.detach();
+    if (!finished) pending.outgoing.destroy();
+  }
+}
+
+/**
+ * A `Transport` over `node:http` / `node:https`: a POST with `content-length`, the answer's body
+ * streamed as it arrives. Unlike `fetch` on Node 20 it does not start undici's WebAssembly HTTP
+ * parser, whose background compilation delays the exit of a short-lived process by 40–60 ms.
+ * Sends `accept: *\/*` and `user-agent: node` unless told otherwise, and no `accept-encoding`
+ * (so no server buffers an event stream to compress it); a compressed body is decoded anyway.
+ *
+ * Contract: as `Transport`. A failure before the headers is a `network` `ProviderError` naming
+ * the cause (`connect ECONNREFUSED 127.0.0.1:9`, `getaddrinfo ENOTFOUND host`, `socket hang up`,
+ * a TLS error); after them, a `stream` one. An abort of `request.signal` rejects at once with the
+ * signal's reason and destroys the request and its socket.
+ */
+export const node_transport: Transport = async (request) => {
+  const context: ProviderErrorContext = { provider: request.provider, model: request.model };
+  const url = new URL(request.url);
+  const client = client_for(url.protocol);
+  if (client === undefined) {
+    throw connection_error(
+      new Error(`unsupported protocol '${url.protocol}' (use http: or https:)`),
+      context,
+    );
+  }
+  const { request: send, agent } = await client;
+  const signal = request.signal;
+  if (signal.aborted) throw signal.reason;
+  return new Promise<HttpExchange>((resolve, reject) => {
+    const outgoing = send(url, {
+      method: 'POST',
+      agent,
+      headers: {
+        ...DEFAULT_HEADERS,
+        ...request.headers,
+        'content-length': String(Buffer.byteLength(request.body)),
+      },
+    });
+    let settled = false;
+    let late_error: unknown;
+    const on_abort = () => {
+      outgoing.destroy();
+      if (settled) return;
+      settled = true;
+      reject(signal.reason);
+    };
+    const detach = () => signal.removeEventListener('abort', on_abort);
+    signal.addEventListener('abort', on_abort, { once: true });
+    // Stays attached for the request's life: an 'error' nobody listens to would crash the process.
+    outgoing.on('error', (error) => {
+      if (settled) {
+        late_error ??= error;
+        return;
+      }
+      settled = true;
+      detach();
+      reject(connection_error(error, context));
+    });
+    outgoing.on('response', (response) => {
+      if (settled) {
+        response.destroy();
+        return;
+      }
+      settled = true;
+      const raw = response.rawHeaders;
+      let headers: Headers | undefined;
+      const pending: Pending = { outgoing, context, late_error: () => late_error, detach };
+      resolve({
+        status: response.statusCode ?? 0,
+        status_text: response.statusMessage ?? '',
+        headers: raw_header_lookup(raw),
+        all_headers: () => {
+          headers ??= to_headers(raw);
+          return headers;
+        },
+        body: body_chunks(response, pending),
+      });
+    });
+    outgoing.end(request.body);
+  });
+};
