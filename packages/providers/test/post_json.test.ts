@@ -18,7 +18,11 @@ async function serve(
   return server;
 }
 
-const CONTEXT = { provider: 'test', model: 'm-1' };
+// Every case runs on both paths: node:http (the default) and a fetch the caller passes.
+const TRANSPORTS = [
+  { name: 'node:http', fetch: undefined },
+  { name: 'fetch', fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
+];
 
 async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   try {
@@ -30,7 +34,9 @@ async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   throw new Error('expected a rejection');
 }
 
-describe('post_json', () => {
+describe.each(TRANSPORTS)('post_json over $name', (transport) => {
+  const CONTEXT = { provider: 'test', model: 'm-1', fetch: transport.fetch };
+
   it('streams SSE through read_sse and sends JSON with the given headers', async () => {
     const server = await serve('anthropic', [{ text: 'Hello there' }]);
     const response = await post_json(

@@ -1,0 +1,226 @@
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { post_json } from '../src/post_json.js';
+import { ProviderError } from '../src/provider_error.js';
+import { read_sse } from '../src/read_sse.js';
+import { type Handler, sse_handler, start_wire_server, type WireServer } from './wire_server.js';
+
+const CONTEXT = { provider: 'test', model: 'm-1' };
+
+const servers: WireServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+async function serve(handler: Handler, options: { tls?: boolean } = {}) {
+  const server = await start_wire_server(handler, options);
+  servers.push(server);
+  return server;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(ProviderError.is_instance(error)).toBe(true);
+    return error as ProviderError;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function data_of(body: AsyncIterable<Uint8Array>): Promise<string[]> {
+  const data: string[] = [];
+  for await (const event of read_sse(body)) data.push(event.data);
+  return data;
+}
+
+describe('post_json over node:http', () => {
+  it('reuses one kept-alive connection for requests to the same host, error answers included', async () => {
+    let calls = 0;
+    const server = await serve((request, response) => {
+      calls += 1;
+      if (calls === 2) {
+        request.resume();
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        response.end('{"error":{"message":"slow down","code":"rate_limit"}}');
+        return;
+      }
+      sse_handler(3)(request, response);
+    });
+    const first = await post_json(`${server.url}/chat`, { n: 1 }, CONTEXT);
+    expect(await data_of(first.body)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '[DONE]']);
+    const limited = await rejection(post_json(`${server.url}/chat`, { n: 2 }, CONTEXT));
+    expect(limited).toMatchObject({ kind: 'http', status: 429, retry_after_ms: 1000 });
+    expect(limited.provider_message).toBe('slow down');
+    const third = await post_json(`${server.url}/chat`, { n: 3 }, CONTEXT);
+    expect(await third.text()).toContain('[DONE]');
+    expect(calls).toBe(3);
+    expect(server.connections).toBe(1);
+  });
+
+  it('closes the socket at once when the caller aborts mid-body, and opens a new one next time', async () => {
+    const server = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: 1\n\ndata: 2\n\n'); // then silence: only the abort ends it
+    });
+    const controller = new AbortController();
+    const response = await post_json(
+      `${server.url}/chat`,
+      {},
+      { ...CONTEXT, signal: controller.signal },
+    );
+    let seen = 0;
+    let aborted_at = 0;
+    const error = await rejection(
+      (async () => {
+        for await (const _ of read_sse(response.body)) {
+          seen += 1;
+          if (seen === 2) {
+            setTimeout(() => {
+              aborted_at = performance.now();
+              controller.abort();
+            }, 50);
+          }
+        }
+      })(),
+    );
+    expect(error.kind).toBe('aborted');
+    expect(seen).toBe(2);
+    expect(performance.now() - aborted_at).toBeLessThan(200);
+    await server.wait_closed(1, 1_000);
+    const again = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    await again.cancel();
+    expect(server.connections).toBe(2);
+  });
+
+  it('closes the socket when a body is left early (cancel, break), not when read to the end', async () => {
+    const server = await serve(sse_handler(50, 20));
+    const cancelled = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    const iterator = cancelled.body[Symbol.asyncIterator]();
+    await iterator.next();
+    await cancelled.cancel();
+    await server.wait_closed(1, 1_000);
+    const left = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    for await (const _ of read_sse(left.body)) break;
+    await server.wait_closed(2, 1_000);
+    expect(server.connections).toBe(2);
+  });
+
+  it('maps a reset before the headers to a network error', async () => {
+    const server = await serve((request) => request.socket.destroy());
+    const error = await rejection(post_json(`${server.url}/chat`, {}, CONTEXT));
+    expect(error).toMatchObject({ kind: 'network', retryable: true });
+    expect(error.message).toBe('test (m-1): network error: socket hang up');
+  });
+
+  it('maps a body cut before reading began to a stream error', async () => {
+    const server = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: {"n":0}\n\n', () => response.socket?.destroy());
+    });
+    const response = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    await server.wait_closed(1);
+    await new Promise((wake) => setTimeout(wake, 20));
+    const error = await rejection(data_of(response.body));
+    expect(error).toMatchObject({ kind: 'stream', retryable: true });
+    expect(error.message).toBe(
+      'test (m-1): stream error: the connection broke mid-stream (other side closed)',
+    );
+  });
+
+  it('sends JSON with content-length and fetch-like defaults the caller can override', async () => {
+    const seen: Record<string, string | undefined>[] = [];
+    const server = await serve((request, response) => {
+      seen.push({
+        'content-type': request.headers['content-type'],
+        'content-length': request.headers['content-length'],
+        'transfer-encoding': request.headers['transfer-encoding'],
+        'user-agent': request.headers['user-agent'],
+        accept: request.headers.accept,
+        authorization: request.headers.authorization,
+      });
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] });
+      response.end('{"ok":true}');
+    });
+    const body = { text: 'héllo' };
+    const plain = await post_json(`${server.url}/x`, body, CONTEXT);
+    expect(await plain.json()).toEqual({ ok: true });
+    expect(plain.headers).toBeInstanceOf(Headers);
+    expect(plain.headers.get('Content-Type')).toBe('application/json');
+    expect(plain.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    const custom = await post_json(`${server.url}/x`, body, {
+      ...CONTEXT,
+      headers: { 'User-Agent': 'lich-test', Authorization: 'Bearer k' },
+    });
+    await custom.cancel();
+    expect(seen[0]).toEqual({
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(JSON.stringify(body))),
+      'transfer-encoding': undefined,
+      'user-agent': 'node',
+      accept: '*/*',
+      authorization: undefined,
+    });
+    expect(seen[1]).toMatchObject({ 'user-agent': 'lich-test', authorization: 'Bearer k' });
+  });
+
+  it('decodes a gzip body as it streams, and reports a corrupt one as a stream error', async () => {
+    const events = Array.from({ length: 20 }, (_, index) => `data: {"n":${index}}\n\n`).join('');
+    const packed = gzipSync(events);
+    let calls = 0;
+    const server = await serve((request, response) => {
+      calls += 1;
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+      if (calls === 1) {
+        response.write(packed.subarray(0, 10));
+        setTimeout(() => response.end(packed.subarray(10)), 20);
+      } else {
+        response.end(Buffer.from('not gzip at all'));
+      }
+    });
+    const good = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    const data = await data_of(good.body);
+    expect(data).toHaveLength(20);
+    expect(data.at(-1)).toBe('{"n":19}');
+    const bad = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    const error = await rejection(data_of(bad.body));
+    expect(error.kind).toBe('stream');
+    expect(error.message).toContain('the connection broke mid-stream (incorrect header check)');
+  });
+
+  it('sends https URLs through node:https, which checks the certificate against the default CAs', async () => {
+    const server = await serve(sse_handler(1), { tls: true });
+    const error = await rejection(post_json(`${server.url}/chat`, {}, CONTEXT));
+    expect(error).toMatchObject({ kind: 'network', retryable: true });
+    expect(error.message).toMatch(/^test \(m-1\): network error: self[- ]signed certificate/);
+  });
+
+  it('refuses a URL that is neither http nor https as a network error', async () => {
+    const error = await rejection(post_json('ftp://127.0.0.1:21/chat', {}, CONTEXT));
+    expect(error.kind).toBe('network');
+    expect(error.message).toBe(
+      "test (m-1): network error: unsupported protocol 'ftp:' (use http: or https:)",
+    );
+  });
+
+  it('uses the fetch it is given instead', async () => {
+    const server = await serve(sse_handler(2));
+    const urls: string[] = [];
+    const response = await post_json(
+      `${server.url}/chat`,
+      {},
+      {
+        ...CONTEXT,
+        fetch: (input, init) => {
+          urls.push(String(input));
+          return fetch(input, init);
+        },
+      },
+    );
+    expect(await data_of(response.body)).toEqual(['{"n":0}', '{"n":1}', '[DONE]']);
+    expect(urls).toEqual([`${server.url}/chat`]);
+  });
+});
