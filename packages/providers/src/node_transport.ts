@@ -1,5 +1,5 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { HttpExchange, Transport } from './http_exchange.js';
+import type { HttpExchange, HttpRequest, Transport } from './http_exchange.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
 import { connection_error, cut_error } from './to_provider_error.js';
 
@@ -109,15 +109,21 @@ async function decoded(response: IncomingMessage): Promise<AsyncIterable<Uint8Ar
   return stages[stages.length - 1] as AsyncIterable<Uint8Array>;
 }
 
-/** What one request's body reader needs to know about the request around it. */
-interface Pending {
+/** One request whose answer's headers arrived. */
+interface Opened {
   outgoing: ClientRequest;
-  context: ProviderErrorContext;
+  response: IncomingMessage;
   /** The socket error that broke the connection after the headers, when there was one. */
   late_error(): unknown;
   /** Stops listening to the signal (the exchange is over). */
   detach(): void;
 }
+
+/** The redirects `fetch` follows too, keeping the method and the body. */
+const REPEAT_REDIRECTS = new Set([307, 308]);
+const MAX_REDIRECTS = 20;
+/** What `fetch` drops when a redirect leads to another origin. */
+const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 /**
  * The body's chunks. A break (the peer closed, a reset) is a `stream` error; leaving before the end
@@ -125,36 +131,28 @@ interface Pending {
  * useless for another request. Read to its end, the socket goes back to the agent.
  */
 async function* body_chunks(
-  response: IncomingMessage,
-  pending: Pending,
+  opened: Opened,
+  context: ProviderErrorContext,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   let finished = false;
   try {
-    for await (const chunk of await decoded(response)) yield chunk;
+    for await (const chunk of await decoded(opened.response)) yield chunk;
     finished = true;
   } catch (error) {
-    throw cut_error(pending.late_error() ?? error, pending.context);
+    throw cut_error(opened.late_error() ?? error, context);
   } finally {
-    pending.detach();
-    if (!finished) pending.outgoing.destroy();
+    opened.detach();
+    if (!finished) opened.outgoing.destroy();
   }
 }
 
-/**
- * A `Transport` over `node:http` / `node:https`: a POST with `content-length`, the answer's body
- * streamed as it arrives. Unlike `fetch` on Node 20 it does not start undici's WebAssembly HTTP
- * parser, whose background compilation delays the exit of a short-lived process by 40–60 ms.
- * Sends `accept: *\/*` and `user-agent: node` unless told otherwise, and no `accept-encoding`
- * (so no server buffers an event stream to compress it); a compressed body is decoded anyway.
- *
- * Contract: as `Transport`. A failure before the headers is a `network` `ProviderError` naming
- * the cause (`connect ECONNREFUSED 127.0.0.1:9`, `getaddrinfo ENOTFOUND host`, `socket hang up`,
- * a TLS error); after them, a `stream` one. An abort of `request.signal` rejects at once with the
- * signal's reason and destroys the request and its socket.
- */
-export const node_transport: Transport = async (request) => {
-  const context: ProviderErrorContext = { provider: request.provider, model: request.model };
-  const url = new URL(request.url);
+/** Sends one POST of `request.body` to `url`; resolves when the answer's headers arrived. */
+async function open(
+  url: URL,
+  headers: Record<string, string>,
+  request: HttpRequest,
+  context: ProviderErrorContext,
+): Promise<Opened> {
   const client = client_for(url.protocol);
   if (client === undefined) {
     throw connection_error(
@@ -165,16 +163,8 @@ export const node_transport: Transport = async (request) => {
   const { request: send, agent } = await client;
   const signal = request.signal;
   if (signal.aborted) throw signal.reason;
-  return new Promise<HttpExchange>((resolve, reject) => {
-    const outgoing = send(url, {
-      method: 'POST',
-      agent,
-      headers: {
-        ...DEFAULT_HEADERS,
-        ...request.headers,
-        'content-length': String(Buffer.byteLength(request.body)),
-      },
-    });
+  return new Promise<Opened>((resolve, reject) => {
+    const outgoing = send(url, { method: 'POST', agent, headers });
     let settled = false;
     let late_error: unknown;
     const on_abort = () => {
@@ -201,20 +191,69 @@ export const node_transport: Transport = async (request) => {
         return;
       }
       settled = true;
-      const raw = response.rawHeaders;
-      let headers: Headers | undefined;
-      const pending: Pending = { outgoing, context, late_error: () => late_error, detach };
-      resolve({
-        status: response.statusCode ?? 0,
-        status_text: response.statusMessage ?? '',
-        headers: raw_header_lookup(raw),
-        all_headers: () => {
-          headers ??= to_headers(raw);
-          return headers;
-        },
-        body: body_chunks(response, pending),
-      });
+      resolve({ outgoing, response, late_error: () => late_error, detach });
     });
     outgoing.end(request.body);
   });
+}
+
+/**
+ * A `Transport` over `node:http` / `node:https`: a POST with `content-length`, the answer's body
+ * streamed as it arrives. Unlike `fetch` on Node 20 it does not start undici's WebAssembly HTTP
+ * parser, whose background compilation delays the exit of a short-lived process by 40–60 ms.
+ * Sends `accept: *\/*` and `user-agent: node` unless told otherwise, and no `accept-encoding`
+ * (so no server buffers an event stream to compress it); a compressed body is decoded anyway.
+ * Follows a 307 or 308 as `fetch` does (same method and body, at most 20, `authorization` and
+ * cookies left out for another origin); any other status, 301–303 included, is the answer.
+ *
+ * Contract: as `Transport`. A failure before the headers is a `network` `ProviderError` naming
+ * the cause (`connect ECONNREFUSED 127.0.0.1:9`, `getaddrinfo ENOTFOUND host`, `socket hang up`,
+ * a TLS error); after them, a `stream` one. An abort of `request.signal` rejects at once with the
+ * signal's reason and destroys the request and its socket.
+ */
+export const node_transport: Transport = async (request) => {
+  const context: ProviderErrorContext = { provider: request.provider, model: request.model };
+  let url = new URL(request.url);
+  let headers: Record<string, string> = {
+    ...DEFAULT_HEADERS,
+    ...request.headers,
+    'content-length': String(Buffer.byteLength(request.body)),
+  };
+  for (let redirects = 0; ; redirects++) {
+    const opened = await open(url, headers, request, context);
+    const { response } = opened;
+    const location = response.headers.location;
+    if (REPEAT_REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
+      opened.detach();
+      response.resume(); // read off, so the connection can serve the next hop
+      if (redirects === MAX_REDIRECTS) {
+        throw connection_error(new Error(`more than ${MAX_REDIRECTS} redirects`), context);
+      }
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw connection_error(new Error(`a redirect to an invalid URL: '${location}'`), context);
+      }
+      if (next.origin !== url.origin) {
+        headers = Object.fromEntries(
+          Object.entries(headers).filter(([name]) => !ORIGIN_BOUND_HEADERS.has(name.toLowerCase())),
+        );
+      }
+      url = next;
+      continue;
+    }
+    const raw = response.rawHeaders;
+    let all: Headers | undefined;
+    return {
+      status: response.statusCode ?? 0,
+      status_text: response.statusMessage ?? '',
+      headers: raw_header_lookup(raw),
+      all_headers: () => {
+        all ??= to_headers(raw);
+        return all;
+      },
+      body: body_chunks(opened, context),
+    };
+  }
 };

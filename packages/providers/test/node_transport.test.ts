@@ -191,6 +191,50 @@ describe('post_json over node:http', () => {
     expect(error.message).toContain('the connection broke mid-stream (incorrect header check)');
   });
 
+  it('follows a 307/308 with the same POST (credentials kept to their origin), not a 301', async () => {
+    const target = await serve((request, response) => {
+      let text = '';
+      request.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+      });
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            method: request.method,
+            url: request.url,
+            body: text,
+            authorization: request.headers.authorization ?? null,
+            api_key: request.headers['x-api-key'] ?? null,
+          }),
+        );
+      });
+    });
+    const origin = await serve((request, response) => {
+      request.resume();
+      const redirects: Record<string, [number, string]> = {
+        '/same': [307, '/moved'],
+        '/moved': [308, `${target.url}/final`],
+        '/gone': [301, `${target.url}/final`],
+      };
+      const [status, location] = redirects[request.url ?? ''] ?? [200, ''];
+      if (location === '') return void response.end('{"at":"origin"}');
+      response.writeHead(status, { location, 'content-type': 'text/plain' });
+      response.end(`see ${location}`);
+    });
+    const options = { ...CONTEXT, headers: { authorization: 'Bearer k', 'x-api-key': 'k2' } };
+    const moved = await post_json(`${origin.url}/same`, { ask: 1 }, options);
+    expect(await moved.json()).toEqual({
+      method: 'POST',
+      url: '/final',
+      body: '{"ask":1}',
+      authorization: null,
+      api_key: 'k2',
+    });
+    const gone = await rejection(post_json(`${origin.url}/gone`, {}, options));
+    expect(gone).toMatchObject({ kind: 'http', status: 301 });
+  });
+
   it('sends https URLs through node:https, which checks the certificate against the default CAs', async () => {
     const server = await serve(sse_handler(1), { tls: true });
     const error = await rejection(post_json(`${server.url}/chat`, {}, CONTEXT));
