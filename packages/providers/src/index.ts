@@ -18,7 +18,12 @@ export { ProviderError, type ProviderErrorInit, type ProviderErrorKind } from '.
 export { ProviderRouter, type ProviderRouterOptions } from './provider_router.js';
 export { type ReadNdjsonOptions, read_ndjson } from './read_ndjson.js';
 export { type ReadSseOptions, read_sse } from './read_sse.js';
-export { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
+export {
+  type HeaderLookup,
+  parse_request_id,
+  parse_retry_after,
+  parse_should_retry,
+} from './response_headers.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retry_delay } from './retry_delay.js';
 export type { ProviderFailoverEvent, ProviderRetryEvent, RouterEvent } from './router_events.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
