@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post_json } from '../src/post_json.js';
@@ -240,6 +241,26 @@ describe('post_json over node:http', () => {
     const error = await rejection(post_json(`${server.url}/chat`, {}, CONTEXT));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toMatch(/^test \(m-1\): network error: self[- ]signed certificate/);
+  });
+
+  it('times out a TLS handshake that never completes, and closes the socket', async () => {
+    const silent = createServer((socket) => socket.resume()); // takes the hello, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const closed = new Promise<void>((resolve) =>
+      silent.on('connection', (socket) => socket.on('close', () => resolve())),
+    );
+    try {
+      const started = performance.now();
+      const error = await rejection(
+        post_json(`https://127.0.0.1:${port}/chat`, {}, { ...CONTEXT, idle_timeout_ms: 150 }),
+      );
+      expect(error.message).toBe('test (m-1): timeout error: no data for 150 ms');
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await closed;
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses a URL that is neither http nor https as a network error', async () => {
