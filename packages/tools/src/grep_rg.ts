@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { child_process_module } from './child_process_module.js';
 import type { GrepRun, GrepSearch } from './grep_js.js';
+import type { GrepCollector } from './grep_output.js';
 
 let located: Promise<string | undefined> | undefined;
 
@@ -31,13 +32,15 @@ export function find_ripgrep(): Promise<string | undefined> {
 
 /**
  * The arguments `grep` passes to ripgrep, `cwd` being the work dir. Exported so the benchmark and
- * the tests run the very same search.
+ * the tests run the very same search. `sorted` makes ripgrep print files in path order, which
+ * costs its parallelism; unsorted, ripgrep still prints each file's lines together.
  */
 export function ripgrep_arguments(search: {
   pattern: string;
   globs: readonly string[];
   context: number;
   target_relative: string;
+  sorted?: boolean;
 }): string[] {
   const args = [
     '--no-config',
@@ -49,9 +52,9 @@ export function ripgrep_arguments(search: {
     '--no-require-git',
     '--no-ignore-global',
     '--no-ignore-dot',
-    '--sort=path',
     '--engine=auto',
   ];
+  if (search.sorted === true) args.push('--sort=path');
   for (const glob of search.globs) args.push('--glob', glob);
   if (search.context > 0) args.push('--context', String(search.context));
   args.push(
@@ -64,53 +67,140 @@ export function ripgrep_arguments(search: {
 }
 
 /**
- * Searches with ripgrep at `rg_path`.
+ * Compares two relative paths as a walk in name order visits them: folder by folder, each name
+ * by UTF-16 code units (the order of ripgrep's `--sort=path` and of the JS engine).
+ */
+export function compare_walk_order(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) {
+    const x = left[index] as string;
+    const y = right[index] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** One file's lines of ripgrep output, as printed. */
+interface FileBlock {
+  path: string;
+  lines: Buffer[];
+}
+
+/**
+ * Searches with ripgrep at `rg_path`. ripgrep runs on all cores, unsorted; its per-file blocks
+ * are put in path order here, so the output is the same as a sorted run. A result larger than the
+ * collector can hold is searched again sorted, so which lines are kept never depends on timing.
  *
  * Contract: never rejects; kills ripgrep once the collector is full or the signal fires; a
  * ripgrep error (a bad pattern) with no results becomes `{ error }` with ripgrep's message.
  */
-export function grep_rg(
+export async function grep_rg(
   rg_path: string,
   search: GrepSearch,
   globs: readonly string[],
 ): Promise<GrepRun> {
+  const { collector } = search;
+  const strip = search.target_relative === '' ? 2 : 0;
+  const blocks: FileBlock[] = [];
+  let buffered_chars = 0;
+  let buffered_lines = 0;
+  const buffer_line = (line: Buffer): boolean => {
+    buffered_chars += line.length + 1;
+    buffered_lines += 1;
+    if (buffered_chars > collector.max_chars || buffered_lines > collector.max_matches * 4) {
+      return false;
+    }
+    const last = blocks[blocks.length - 1];
+    if (is_separator(line)) {
+      last?.lines.push(line);
+      return true;
+    }
+    const nul = line.indexOf(0);
+    const path = nul === -1 ? '' : line.toString('utf8', strip, nul);
+    if (last === undefined || last.path !== path) {
+      while (last !== undefined && is_separator(last.lines[last.lines.length - 1]))
+        last.lines.pop();
+      blocks.push({ path, lines: [line] });
+    } else {
+      last.lines.push(line);
+    }
+    return true;
+  };
+  const unsorted = await run_ripgrep(rg_path, search, globs, false, buffer_line);
+  if (unsorted.stopped !== true) {
+    blocks.sort((a, b) => compare_walk_order(a.path, b.path));
+    let first = true;
+    for (const block of blocks) {
+      if (!first && search.context > 0 && !collector.add_separator()) break;
+      first = false;
+      if (!block.lines.every((line) => take_line(line, strip, collector))) break;
+    }
+    return unsorted.run;
+  }
+  if (search.signal.aborted) return { error: 'aborted' };
+  const sorted = await run_ripgrep(rg_path, search, globs, true, (line) =>
+    take_line(line, strip, collector),
+  );
+  return sorted.run;
+}
+
+function is_separator(line: Buffer | undefined): boolean {
+  return line !== undefined && line.length === 2 && line[0] === 0x2d && line[1] === 0x2d;
+}
+
+/** Feeds one line of ripgrep output to the collector; false once it is full. */
+function take_line(line: Buffer, strip: number, collector: GrepCollector): boolean {
+  if (is_separator(line)) return collector.add_separator();
+  const nul = line.indexOf(0);
+  if (nul === -1) return true;
+  const path = line.toString('utf8', strip, nul);
+  let index = nul + 1;
+  let number = 0;
+  while (index < line.length) {
+    const byte = line[index] as number;
+    if (byte < 0x30 || byte > 0x39) break;
+    number = number * 10 + (byte - 0x30);
+    index += 1;
+  }
+  const text = line.toString('utf8', index + 1);
+  return line[index] === 0x3a
+    ? collector.add_match(path, number, text)
+    : collector.add_context(path, number, text);
+}
+
+/**
+ * Runs ripgrep once, handing each output line to `on_line` until it returns false (then ripgrep
+ * is killed and `stopped` is true). Never rejects.
+ */
+function run_ripgrep(
+  rg_path: string,
+  search: GrepSearch,
+  globs: readonly string[],
+  sorted: boolean,
+  on_line: (line: Buffer) => boolean,
+): Promise<{ run: GrepRun; stopped: boolean }> {
   return new Promise((resolve) => {
-    const args = ripgrep_arguments({ ...search, globs });
+    const args = ripgrep_arguments({ ...search, globs, sorted });
     const child = child_process_module().spawn(rg_path, args, {
       cwd: search.root,
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: search.signal,
     });
-    const strip = search.target_relative === '' ? 2 : 0;
-    const { collector } = search;
     let pending: Buffer = Buffer.alloc(0);
     let stopped = false;
     let stderr = '';
     let settled = false;
+    let lines = 0;
     const finish = (run: GrepRun) => {
       if (settled) return;
       settled = true;
-      resolve(run);
+      resolve({ run, stopped });
     };
-
-    const take_line = (line: Buffer): boolean => {
-      if (line.length === 2 && line[0] === 0x2d && line[1] === 0x2d)
-        return collector.add_separator();
-      const nul = line.indexOf(0);
-      if (nul === -1) return true;
-      const path = line.toString('utf8', strip, nul);
-      let index = nul + 1;
-      let number = 0;
-      while (index < line.length) {
-        const byte = line[index] as number;
-        if (byte < 0x30 || byte > 0x39) break;
-        number = number * 10 + (byte - 0x30);
-        index += 1;
-      }
-      const text = line.toString('utf8', index + 1);
-      return line[index] === 0x3a
-        ? collector.add_match(path, number, text)
-        : collector.add_context(path, number, text);
+    const take = (line: Buffer) => {
+      lines += 1;
+      return on_line(line);
     };
 
     child.stdout.on('data', (chunk: Buffer) => {
@@ -118,7 +208,7 @@ export function grep_rg(
       let data = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       let newline = data.indexOf(10);
       while (newline !== -1) {
-        if (!take_line(data.subarray(0, newline))) {
+        if (!take(data.subarray(0, newline))) {
           stopped = true;
           child.kill('SIGKILL');
           return;
@@ -136,11 +226,11 @@ export function grep_rg(
       else finish({ error: `ripgrep could not run: ${error.message}` });
     });
     child.on('close', (code) => {
-      if (!stopped && pending.length > 0) take_line(pending);
+      if (!stopped && pending.length > 0 && !take(pending)) stopped = true;
       if (search.signal.aborted) return finish({ error: 'aborted' });
       if (stopped || code === 0 || code === 1) return finish({});
       const message = stderr.trim();
-      if (collector.matches === 0) {
+      if (lines === 0) {
         return finish({ error: message === '' ? `ripgrep exited with code ${code}` : message });
       }
       return finish({

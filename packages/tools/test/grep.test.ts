@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
 import { type GrepOptions, grep_search, grep_tool } from '../src/grep.js';
-import { find_ripgrep } from '../src/grep_rg.js';
+import { compare_walk_order, find_ripgrep } from '../src/grep_rg.js';
 import { ToolRegistry } from '../src/registry.js';
 
 let base: string;
@@ -192,5 +192,42 @@ describe('grep', () => {
       { signal: AbortSignal.abort() },
     );
     expect(aborted).toMatchObject({ ok: false, error: 'aborted' });
+  });
+});
+
+describe('grep over many files with ripgrep in parallel', () => {
+  let many: string;
+
+  beforeAll(async () => {
+    many = await realpath(await mkdtemp(join(tmpdir(), 'lich-grep-many-')));
+    for (let folder = 0; folder < 12; folder++) {
+      for (let file = 0; file < 25; file++) {
+        const name = join(many, `d${folder}`, file % 2 === 0 ? `f-${file}.txt` : `f/${file}.txt`);
+        await mkdir(join(name, '..'), { recursive: true });
+        await writeFile(name, `one\nneedle ${folder}/${file}\ntwo\nneedle again\nthree\n`);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await rm(many, { recursive: true, force: true });
+  });
+
+  it.each([
+    { pattern: 'needle' },
+    { pattern: 'needle', context: 1 },
+    { pattern: 'needle', max_matches: 50 },
+  ])('prints files in walk order, as the JS engine does: %j', async (options) => {
+    const rg = await grep_search({ work_dir: many, ...options, engine: 'rg' });
+    const js = await grep_search({ work_dir: many, ...options, engine: 'js' });
+    expect(rg.ok).toBe(true);
+    expect(rg.output).toBe(js.output);
+  });
+});
+
+describe('compare_walk_order', () => {
+  it('orders folder by folder, names by code units', () => {
+    const paths = ['a-c', 'a/b', 'B', 'a/a/z', 'a', 'ab'];
+    expect([...paths].sort(compare_walk_order)).toEqual(['B', 'a', 'a/a/z', 'a/b', 'a-c', 'ab']);
   });
 });
