@@ -82,11 +82,21 @@ for (;;) {
 }
 `;
 
-/** Reports the peak RSS (KB) of the process it is imported into, at exit, to LICH_RSS_FILE. */
+/**
+ * Reports the peak RSS (KB) of the process it is imported into, at exit, to LICH_RSS_FILE. On
+ * Linux it reads VmHWM, the peak of this process's own memory: `resourceUsage().maxRSS` keeps the
+ * high-water mark across exec, so a child spawned by a large parent (this bench, after the
+ * sessions benchmark) would report the parent's size.
+ */
 const RSS_REPORTER = `
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 process.on('exit', () => {
-  writeFileSync(process.env.LICH_RSS_FILE, String(process.resourceUsage().maxRSS));
+  let kb = process.resourceUsage().maxRSS;
+  try {
+    const match = /^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match) kb = Number(match[1]);
+  } catch {}
+  writeFileSync(process.env.LICH_RSS_FILE, String(kb));
 });
 `;
 
