@@ -34,6 +34,10 @@ export function ollama_base_url(host: string | undefined): string {
 /**
  * Asks an Ollama server for its models (`GET /api/tags`). Resolves with the model names, or
  * `null` when nothing answers in `timeout_ms`. Never throws.
+ *
+ * It uses `node:http` rather than `fetch`: on Node 20 the first `fetch` costs a `lich` run tens
+ * of milliseconds at exit (undici's parser is recompiled in the background), and the providers
+ * do not use `fetch` either.
  */
 export async function probe_ollama(
   base_url: string,
@@ -42,9 +46,25 @@ export async function probe_ollama(
   const timeout = AbortSignal.timeout(options.timeout_ms ?? 300);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const response = await fetch(`${base_url}/api/tags`, { signal });
-    if (!response.ok) return null;
-    const body = (await response.json()) as { models?: { name?: unknown }[] };
+    const url = new URL(`${base_url}/api/tags`);
+    const { get } =
+      url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+    const text = await new Promise<string | null>((resolve, reject) => {
+      const request = get(url, { signal }, (response) => {
+        if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) {
+          response.resume();
+          resolve(null);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+    });
+    if (text === null) return null;
+    const body = JSON.parse(text) as { models?: { name?: unknown }[] };
     const names = (body.models ?? []).map((model) => model.name);
     return names.filter((name): name is string => typeof name === 'string');
   } catch {
