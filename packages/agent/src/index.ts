@@ -72,6 +72,26 @@ export {
   type ProviderChatOptions,
   to_provider_config,
 } from './provider_chat.js';
+export { SessionHostError, type SessionHostErrorCode } from './session_host_error.js';
+export {
+  type ApprovalMode,
+  type CommandInfo,
+  type CommandResult,
+  HOST_EVENT_TYPES,
+  type HostEvent,
+  type HostEventPayloads,
+  type HostEventType,
+  type ModelInfo,
+  PERMISSION_OPTIONS,
+  type PermissionOption,
+  type SessionHost,
+  type SessionInfo,
+  type SubscribeOptions,
+  type Subscription,
+  type ToolInfo,
+  type TurnStopReason,
+  type TurnTicket,
+} from './session_host_types.js';
 export { tool_allowed } from './tool_allowlist.js';
 export { find_unknown_keys, type UnknownKey } from './unknown_keys.js';
 export { add_usage_into, collect_usage, zero_usage } from './usage_total.js';

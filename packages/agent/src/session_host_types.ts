@@ -1,0 +1,320 @@
+/**
+ * The contract every surface (serve, acp, the TUI, gateways) speaks to: live sessions, prompts,
+ * steering, permissions, slash commands, and events with per-session sequence numbers.
+ *
+ * Types only: the implementation is `create_session_host` (session_host.ts). A surface depends on
+ * this interface, never on the class, so tests can stand a fake in for it.
+ */
+import type { AssistantMessage, Message, Usage } from '@lich/core';
+
+/** How the session's tool calls are approved (see `PermissionPolicy`). */
+export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
+
+/** The answers a person can give to a permission request. */
+export type PermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** Every `PermissionOption`, in the order a surface offers them. */
+export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+];
+
+/**
+ * Why a turn ended, as every surface reports it:
+ * `end_turn` (an answer), `max_turns` (the budget ran out), `cancelled` (aborted),
+ * `refusal` (the provider refused: finish reason `content_filter`), `error` (the model call failed).
+ */
+export type TurnStopReason = 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
+
+/** What is known of one session, live or on disk. */
+export interface SessionInfo {
+  session_id: string;
+  title: string;
+  /** The session file, or null when the session is not recorded. */
+  path: string | null;
+  work_dir: string;
+  model: string;
+  provider: string;
+  /** ISO 8601. */
+  created: string;
+  /** ISO 8601. */
+  updated: string;
+  /** True while the session is held in memory by this host. */
+  live: boolean;
+  /** True while a run is in flight. */
+  busy: boolean;
+  /** Follow-ups and prompts waiting for the current run. */
+  queued: number;
+  approval_mode: ApprovalMode;
+  /** The session's summed usage so far. */
+  usage_total: Usage;
+}
+
+/** A turn-scoped payload names its turn. */
+interface TurnScoped {
+  turn_id: string;
+}
+
+/** The payload of each host event type. */
+export interface HostEventPayloads {
+  /** The session's facts changed (title, model, approval mode, busy, queue length). */
+  'session.info': SessionInfo;
+  /** A run started: from `prompt`, or a queued follow-up. */
+  'turn.started': TurnScoped & {
+    input: string;
+    kind: 'prompt' | 'follow_up';
+    client_request_id?: string;
+  };
+  /** A run ended. `usage` is the turn's; `final` its answer (null when none). */
+  'turn.completed': TurnScoped & {
+    stop_reason: TurnStopReason;
+    usage: Usage;
+    final: string | null;
+    turns_used: number;
+    /** Set when `stop_reason` is `error`: the provider's message. */
+    error?: string;
+  };
+  /** Answer text, coalesced (about 30 per second per session). */
+  'message.delta': TurnScoped & { text: string };
+  /** One assistant message is complete (each model call of a run has one). */
+  'message.completed': TurnScoped & { message: AssistantMessage };
+  /** Reasoning text, coalesced like `message.delta`. */
+  'reasoning.delta': TurnScoped & { text: string };
+  /** A steering message was taken into the run before the next model call. */
+  'message.steered': TurnScoped & { text: string };
+  'tool.start': TurnScoped & {
+    tool_call_id: string;
+    name: string;
+    /** The parsed arguments (the raw JSON text when they did not parse). */
+    args: unknown;
+  };
+  'tool.end': TurnScoped & {
+    tool_call_id: string;
+    name: string;
+    ok: boolean;
+    /** What the model sees (clamped). */
+    output: string;
+    error?: string;
+    duration_ms: number;
+    /** True when the command ran inside the OS sandbox. */
+    sandboxed?: boolean;
+  };
+  /** The run waits for an answer to this request (`respond_permission`). */
+  'permission.request': TurnScoped & {
+    request_id: string;
+    tool_call_id: string;
+    tool: string;
+    args: unknown;
+    /** One line for a person: `terminal: git push`, `write_file: docs/a.md`. */
+    title: string;
+    options: readonly PermissionOption[];
+  };
+  /** A request was answered (or cancelled by an abort, which counts as a rejection). */
+  'permission.resolved': TurnScoped & {
+    request_id: string;
+    option: PermissionOption | 'cancelled';
+  };
+  /** Usage after each model call: the call's, and the session's running total. */
+  'usage.update': TurnScoped & {
+    usage: Usage;
+    usage_total: Usage;
+    /** Estimated tokens of the history now, and the configured window, when known. */
+    context_tokens?: number;
+    context_window?: number;
+  };
+  /** The provider router retried or moved to the next provider. */
+  'provider.failover': TurnScoped & {
+    kind: 'retry' | 'failover';
+    provider: string;
+    model: string;
+    to_provider?: string;
+    to_model?: string;
+    attempt?: number;
+    delay_ms?: number;
+    reason: string;
+  };
+  compaction: TurnScoped & {
+    ok: boolean;
+    before_count: number;
+    after_count: number;
+    error?: string;
+  };
+  /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
+  error: Partial<TurnScoped> & { message: string; code?: string };
+}
+
+/** The type of a host event. */
+export type HostEventType = keyof HostEventPayloads;
+
+/** Every host event type, for `initialize`-style discovery. */
+export const HOST_EVENT_TYPES: readonly HostEventType[] = [
+  'session.info',
+  'turn.started',
+  'turn.completed',
+  'message.delta',
+  'message.completed',
+  'reasoning.delta',
+  'message.steered',
+  'tool.start',
+  'tool.end',
+  'permission.request',
+  'permission.resolved',
+  'usage.update',
+  'provider.failover',
+  'compaction',
+  'error',
+];
+
+/**
+ * One event of one session. `seq` starts at 1 and grows by one per event of that session;
+ * `epoch` is one id per host process, so a client can tell a restart from a gap.
+ */
+export type HostEvent = {
+  [K in HostEventType]: {
+    session_id: string;
+    epoch: string;
+    seq: number;
+    type: K;
+    payload: HostEventPayloads[K];
+  };
+}[HostEventType];
+
+/** How a subscriber joins a session's stream. */
+export interface SubscribeOptions {
+  /**
+   * Replay the held events after this seq, then go live. Absent: live only, from the next event.
+   */
+  after_seq?: number;
+  /** The epoch the client saw last; another epoch means a restart, answered `truncated`. */
+  epoch?: string;
+  /**
+   * This subscriber answers permission requests. While no subscriber of a session can approve
+   * (and the host has no `approver`), `ask` means deny.
+   */
+  can_approve?: boolean;
+}
+
+/** A live subscription. */
+export interface Subscription {
+  /** How many held events were replayed to the listener before this resolved. */
+  replayed: number;
+  /**
+   * True when the subscriber asked for events the host no longer holds (the ring moved past them,
+   * or `epoch` is another process's): nothing was replayed and the client must refetch `history`.
+   */
+  truncated: boolean;
+  /** Stops delivery. Idempotent. */
+  unsubscribe(): void;
+}
+
+/** What `prompt` and `follow_up` answer at once. */
+export interface TurnTicket {
+  turn_id: string;
+  /** True when the session was busy and the turn waits in its queue. */
+  queued: boolean;
+}
+
+/** A slash command, as every surface lists it. */
+export interface CommandInfo {
+  /** Without the slash: `clear`, `compact`, `model`. */
+  name: string;
+  description: string;
+  /** A hint for the argument, e.g. `<model>`; absent when it takes none. */
+  argument_hint?: string;
+}
+
+/** What running a slash command produced. */
+export interface CommandResult {
+  ok: boolean;
+  /** Text for the person. */
+  output: string;
+}
+
+/** A model the host can switch a session to. */
+export interface ModelInfo {
+  provider: string;
+  model: string;
+  /** True for the session default (the chain's first). */
+  default: boolean;
+}
+
+/** A tool the model is offered. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+}
+
+/**
+ * Live sessions over one Agent.
+ *
+ * Contract:
+ * - at most one run per session is in flight; runs of different sessions proceed in parallel;
+ * - `prompt` resolves with a `turn_id` at once; a prompt to a busy session is queued (FIFO,
+ *   `queued: true`) and runs when the current run ends, never interleaved;
+ * - `steer` text goes into the current run as a user message before its next model call (or, with
+ *   no run in flight, becomes a prompt);
+ * - every event of a session carries the next `seq`; `subscribe` replays what the subscriber
+ *   missed from a bounded ring, or answers `truncated` (never a silent gap);
+ * - each session records into its session file as `Agent.run` does; decisions on permissions are
+ *   recorded too;
+ * - methods naming a session the host does not know reject with `SessionHostError` code
+ *   `unknown_session`; errors of a run are events (`turn.completed` with `stop_reason: 'error'`),
+ *   not rejections.
+ */
+export interface SessionHost {
+  /** One id per host process. */
+  readonly epoch: string;
+  /** Opens a new live session (a new session file). */
+  create(options?: { title?: string; approval_mode?: ApprovalMode }): Promise<SessionInfo>;
+  /** Makes an existing session file live, its history rebuilt (a no-op when already live). */
+  load(session_id: string): Promise<SessionInfo>;
+  /** The sessions of the work dir, newest first: live ones and those on disk. */
+  list(): Promise<SessionInfo[]>;
+  get(session_id: string): Promise<SessionInfo>;
+  /** The session's conversation (what the next run is seeded with). */
+  history(session_id: string): Promise<Message[]>;
+  /** Aborts its run, drops its queue, and releases it from memory (the file stays). */
+  close(session_id: string): Promise<void>;
+  /** `close`, then deletes its file. */
+  delete(session_id: string): Promise<void>;
+  set_title(session_id: string, title: string): Promise<void>;
+  prompt(
+    session_id: string,
+    input: string,
+    options?: { client_request_id?: string },
+  ): Promise<TurnTicket>;
+  /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */
+  abort(session_id: string): Promise<boolean>;
+  steer(session_id: string, text: string): Promise<void>;
+  follow_up(session_id: string, text: string): Promise<TurnTicket>;
+  subscribe(
+    session_id: string,
+    listener: (event: HostEvent) => void,
+    options?: SubscribeOptions,
+  ): Promise<Subscription>;
+  /**
+   * Answers a pending `permission.request`. `persist: true` with `allow_always` also writes the
+   * rule to the project config. Resolves false when the request is unknown or already answered.
+   */
+  respond_permission(
+    request_id: string,
+    option: PermissionOption,
+    options?: { persist?: boolean },
+  ): Promise<boolean>;
+  set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void>;
+  /** Switches the session's model: `model` or `provider/model`. */
+  set_model(session_id: string, model: string): Promise<void>;
+  commands(session_id?: string): CommandInfo[];
+  run_command(session_id: string, name: string, args?: string): Promise<CommandResult>;
+  models(): ModelInfo[];
+  tools(): ToolInfo[];
+  /** Resolves when the session has no run in flight and nothing queued. */
+  idle(session_id: string): Promise<void>;
+  /**
+   * Stops taking prompts, waits for in-flight runs up to `deadline_ms` (then aborts them), closes
+   * every session and the agent. Idempotent.
+   */
+  shutdown(options?: { deadline_ms?: number }): Promise<void>;
+}
