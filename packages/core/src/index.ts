@@ -40,6 +40,7 @@ export {
   estimate_tokens,
   TokenCounter,
 } from './tokens.js';
+export type { Tool, ToolOutput, ToolRegistrar, ToolRunContext } from './tool.js';
 export type { ToolCallBatch } from './tool_calls.js';
 export { run_tool_calls } from './tool_calls.js';
 export type {

@@ -2,7 +2,7 @@
  * `attach_mcp`: connects the catalog's servers and registers their tools in a `ToolRegistry`, kept
  * in step with each server's tool list for as long as the attachment lives.
  */
-import type { ToolRegistry } from '@lich/tools';
+import type { ToolRegistrar } from '@lich/core';
 import type { McpCatalog, McpServerConfig } from './catalog.js';
 import { McpConnection } from './connection.js';
 import type { McpListedTool } from './listed_tool.js';
@@ -66,7 +66,7 @@ export interface McpAttachment {
  */
 export async function attach_mcp(
   catalog: Readonly<McpCatalog>,
-  registry: ToolRegistry,
+  registry: ToolRegistrar,
   options: AttachMcpOptions = {},
 ): Promise<McpAttachment> {
   const { tools_enabled, signal } = options;

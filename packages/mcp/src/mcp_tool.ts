@@ -2,7 +2,7 @@
  * One MCP tool as a Lich `Tool`: the server validates the arguments, the model is shown the
  * server's own input schema, and a call goes through the server's connection.
  */
-import type { Tool } from '@lich/tools';
+import type { Tool } from '@lich/core';
 import { z } from 'zod';
 import type { McpConnection } from './connection.js';
 import type { McpListedTool } from './listed_tool.js';

@@ -1,9 +1,9 @@
+import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { require_in_work_dir } from './guard.js';
 import { define_builtin } from './registry.js';
 import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, decode_utf8_exact, looks_binary } from './text.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** The largest file `edit_file` will rewrite. */
 export const EDIT_FILE_MAX_BYTES = 10 * 1024 * 1024;

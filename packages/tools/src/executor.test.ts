@@ -1,8 +1,8 @@
+import type { Tool, ToolRunContext } from '@lich/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { nearest_names, ToolExecutor } from './executor.js';
 import { ToolRegistry } from './registry.js';
-import type { Tool, ToolRunContext } from './tool.js';
 
 function setup(
   tools: Tool<never>[],

@@ -1,9 +1,15 @@
-import type { ToolContext, ToolResult, ToolRunner } from '@lich/core';
+import type {
+  Tool,
+  ToolContext,
+  ToolOutput,
+  ToolResult,
+  ToolRunContext,
+  ToolRunner,
+} from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { edit_distance } from './edit_distance.js';
 import type { ToolRegistry } from './registry.js';
 import { parse_arguments } from './schema.js';
-import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
 
 /** What a `before_tool_call` hook decides: block the call (with a reason the model reads), or rewrite its arguments. */
 export interface BeforeToolCallResult {

@@ -1,3 +1,4 @@
+import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
 import { child_env, env_passthrough_of } from './env.js';
@@ -7,7 +8,6 @@ import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './run_tests.js';
 import { basename, nested_scripts, split_commands, strip_prefix } from './shell_commands.js';
 import { parse_shell } from './shell_words.js';
 import { output_limit_of } from './terminal.js';
-import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
 
 /** Settings of the gatekeeper plugin. */
 export interface GatekeeperOptions {

@@ -1,13 +1,13 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import type { Tool, ToolOutput } from '@lich/core';
 import type { FileSystemAdapter } from 'tinyglobby';
 import { z } from 'zod';
 import { GitIgnoreFilter } from './gitignore.js';
 import { PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** The most paths `glob` returns. */
 export const GLOB_MAX_RESULTS = 1_000;

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { grep_js } from './grep_js.js';
 import { GrepCollector } from './grep_output.js';
@@ -7,7 +8,6 @@ import { error_text, resolve_in_work_dir } from './guard.js';
 import { output_budget } from './output_budget.js';
 import { OverrideGlobs } from './override_glob.js';
 import { define_builtin } from './registry.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** The most matching lines `grep` returns. */
 export const GREP_MAX_MATCHES = 500;

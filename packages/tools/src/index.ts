@@ -1,3 +1,4 @@
+export type { Tool, ToolOutput, ToolRegistrar, ToolRunContext } from '@lich/core';
 export { edit_distance, MAX_EDIT_DISTANCE_LENGTH } from './edit_distance.js';
 export type { EditFileArgs } from './edit_file.js';
 export { EDIT_FILE_MAX_BYTES, edit_file_tool } from './edit_file.js';
@@ -86,6 +87,5 @@ export { failure_section, parse_test_counts, strip_ansi } from './test_counts.js
 export type { TestCommand, TestCommandKind } from './test_detect.js';
 export { detect_test_command, TEST_COMMAND_SOURCES } from './test_detect.js';
 export { BINARY_SAMPLE_BYTES, decode_utf8_exact, looks_binary } from './text.js';
-export type { Tool, ToolOutput, ToolRunContext } from './tool.js';
 export type { WriteFileArgs } from './write_file.js';
 export { write_file_tool } from './write_file.js';

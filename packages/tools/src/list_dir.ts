@@ -1,9 +1,9 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
+import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { error_text, PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** The most entries `list_dir` shows. */
 export const LIST_DIR_MAX_ENTRIES = 1_000;

@@ -1,5 +1,5 @@
+import type { ToolRunContext } from '@lich/core';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './executor.js';
-import type { ToolRunContext } from './tool.js';
 
 /**
  * How many characters a tool that cuts its own output (whole lines, then a note saying how to get

@@ -1,11 +1,10 @@
-import type { AgentEvent } from '@lich/core';
+import type { AgentEvent, Tool } from '@lich/core';
 import { AgentEmitter } from '@lich/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolExecutor } from './executor.js';
 import { type Plugin, PluginError, PluginHost } from './plugin.js';
 import { ToolRegistry } from './registry.js';
-import type { Tool } from './tool.js';
 
 const echo: Tool<{ text: string }> = {
   name: 'echo',

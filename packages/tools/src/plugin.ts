@@ -1,7 +1,6 @@
-import type { AgentEvent, AgentListener, ToolResult } from '@lich/core';
+import type { AgentEvent, AgentListener, Tool, ToolResult, ToolRunContext } from '@lich/core';
 import type { BeforeToolCallResult, HookReturn, ToolHooks } from './executor.js';
 import { TOOL_NAME_PATTERN, type ToolRegistry, ToolRegistryError } from './registry.js';
-import type { Tool, ToolRunContext } from './tool.js';
 
 /** Runs before a tool call: may block it (with a reason the model reads) or rewrite its arguments. */
 export type BeforeToolCallHook = (

@@ -1,9 +1,9 @@
+import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { output_budget } from './output_budget.js';
 import { define_builtin } from './registry.js';
 import { open_in_work_dir } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** Lines `read_file` returns when the model gives no `limit`. */
 export const READ_FILE_DEFAULT_LIMIT = 2_000;

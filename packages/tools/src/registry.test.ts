@@ -1,3 +1,4 @@
+import type { Tool } from '@lich/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -8,7 +9,6 @@ import {
   ToolRegistry,
   ToolRegistryError,
 } from './registry.js';
-import type { Tool } from './tool.js';
 
 function make_tool(
   name: string,

@@ -1,6 +1,5 @@
-import type { JsonSchema, ToolDefinition } from '@lich/core';
+import type { JsonSchema, Tool, ToolDefinition, ToolRegistrar } from '@lich/core';
 import { to_json_schema } from './schema.js';
-import type { Tool } from './tool.js';
 
 /** The pattern every tool name must match (what OpenAI, Anthropic and Ollama all accept). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -29,7 +28,7 @@ interface Entry {
  *   brings one, else derived from `parameters`);
  * - `list` and `definitions` keep registration order.
  */
-export class ToolRegistry {
+export class ToolRegistry implements ToolRegistrar {
   readonly #entries = new Map<string, Entry>();
 
   /** Adds a tool. Throws a `ToolRegistryError` on a bad or duplicate name. */

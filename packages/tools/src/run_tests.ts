@@ -1,3 +1,4 @@
+import type { Tool, ToolOutput } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
 import { child_env, env_passthrough_of } from './env.js';
@@ -7,7 +8,6 @@ import { define_builtin } from './registry.js';
 import { describe_ending, output_limit_of } from './terminal.js';
 import { failure_section, parse_test_counts, type TestCounts } from './test_counts.js';
 import { detect_test_command, TEST_COMMAND_SOURCES, type TestCommand } from './test_detect.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 /** The time limit of one test run. */
 export const RUN_TESTS_TIMEOUT_MS = 600_000;

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
+import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { z } from 'zod';
 import { child_env, env_passthrough_of } from './env.js';
 import { check_hardline } from './hardline.js';
 import { type ProcessOutcome, run_process } from './process_tree.js';
 import { define_builtin } from './registry.js';
-import type { Tool, ToolOutput, ToolRunContext } from './tool.js';
 
 /** The time limit of one `terminal` call; a call may ask for less, never for more. */
 export const TERMINAL_TIMEOUT_MS = 300_000;

@@ -1,7 +1,7 @@
+import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { define_builtin } from './registry.js';
 import { write_file_atomic } from './safe_fs.js';
-import type { Tool, ToolOutput } from './tool.js';
 
 const parameters = z
   .object({

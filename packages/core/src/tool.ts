@@ -1,5 +1,5 @@
-import type { JsonSchema, ToolContext } from '@lich/core';
 import type { z } from 'zod';
+import type { JsonSchema, ToolContext } from './types.js';
 
 /** What a tool's `execute` may return: plain output, or an explicit outcome. */
 export type ToolOutput = string | { ok: boolean; output: string; error?: string };
@@ -34,4 +34,20 @@ export interface Tool<Args = unknown> {
   /** Time limit of one call; the executor's default (30 s) when absent. */
   timeout_ms?: number;
   execute(args: Args, context: ToolRunContext): Promise<ToolOutput>;
+}
+
+/**
+ * Where tools are registered by name: what a package that contributes tools (MCP, a plugin)
+ * needs of a registry. `ToolRegistry` of `@lich/tools` implements it.
+ *
+ * Contract:
+ * - `register` throws for a bad or duplicate name (a programmer error), and nothing else does;
+ * - `unregister` returns whether a tool was registered under that name;
+ * - names are unique: after `register(tool)`, `has(tool.name)` holds until `unregister`.
+ */
+export interface ToolRegistrar {
+  register<Args>(tool: Tool<Args>): void;
+  unregister(name: string): boolean;
+  has(name: string): boolean;
+  get(name: string): Tool<unknown> | undefined;
 }
