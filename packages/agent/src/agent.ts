@@ -6,7 +6,7 @@ import type {
   ToolDefinition,
   Usage,
 } from '@lich/core';
-import { AgentEmitter, run_conversation } from '@lich/core';
+import { AgentEmitter, empty_usage, run_conversation } from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import {
   attach_recorder,
@@ -21,12 +21,12 @@ import {
   ToolExecutor,
   ToolRegistry,
 } from '@lich/tools';
+import { collect_usage } from './collect_usage.js';
 import type { AgentConfig } from './config_schema.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { find_project_instructions, with_project_instructions } from './project_instructions.js';
 import { create_provider_chat } from './provider_chat.js';
 import { tool_allowed } from './tool_allowlist.js';
-import { collect_usage, zero_usage } from './usage_total.js';
 
 /** How an Agent is built. */
 export interface AgentOptions {
@@ -239,7 +239,7 @@ export class Agent {
     const run_emitter = new AgentEmitter();
     run_emitter.on((event) => this.emitter.emit(event));
     if (options.on_event) run_emitter.on(options.on_event);
-    const usage_total = zero_usage();
+    const usage_total = empty_usage();
     run_emitter.on(collect_usage(usage_total));
     const own_session = options.session === undefined;
     const handle =

@@ -4,6 +4,7 @@ export {
   type AgentRunOptions,
   type AgentRunResult,
 } from './agent.js';
+export { collect_usage } from './collect_usage.js';
 export { ConfigError } from './config_error.js';
 export {
   parse_cli_value,
@@ -94,4 +95,3 @@ export {
 } from './session_host_types.js';
 export { tool_allowed } from './tool_allowlist.js';
 export { find_unknown_keys, type UnknownKey } from './unknown_keys.js';
-export { add_usage_into, collect_usage, zero_usage } from './usage_total.js';

@@ -64,5 +64,6 @@ export type {
   Usage,
   UserMessage,
 } from './types.js';
+export { add_usage, empty_usage } from './usage.js';
 export type { JsonParseResult } from './util.js';
 export { safe_json_parse, safe_stringify, truncate_text } from './util.js';

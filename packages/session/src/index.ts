@@ -65,4 +65,3 @@ export {
   SessionStore,
   type SessionStoreOptions,
 } from './store.js';
-export { add_usage, empty_usage } from './usage.js';

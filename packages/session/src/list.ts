@@ -1,10 +1,10 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Usage } from '@lich/core';
+import { empty_usage } from '@lich/core';
 import { error_text, throw_if_aborted } from './errors.js';
 import { one_line } from './one_line.js';
 import type { SessionRecord } from './records.js';
 import { read_session_ids, session_file } from './session_files.js';
-import { empty_usage } from './usage.js';
 import { validate_record } from './validate_record.js';
 
 /** One session as `list_sessions` describes it. */
@@ -146,13 +146,13 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
         if ('run' in record) summary.runs = Math.max(summary.runs, record.run);
       }
       if (last_end?.type === 'run_end') {
-        summary.usage = last_end.total_usage;
+        summary.usage = last_end.usage_total;
         break;
       }
       if (whole || info.size <= HEAD_BYTES || length >= TAIL_LIMIT_BYTES) {
         // no run_end near the end: the last one in the head is the best known total
         const head_end = head.records.findLast((record) => record.type === 'run_end');
-        if (head_end?.type === 'run_end') summary.usage = head_end.total_usage;
+        if (head_end?.type === 'run_end') summary.usage = head_end.usage_total;
         break;
       }
     }

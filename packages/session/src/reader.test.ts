@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionError } from './errors.js';
+import { list_sessions } from './list.js';
 import { read_session, read_session_messages, type SessionProblem } from './reader.js';
 import type { SessionRecordInput } from './records.js';
 import { SessionStore } from './store.js';
@@ -234,5 +235,30 @@ describe('bad input', () => {
     const path = join(dir, 'empty.jsonl');
     await writeFile(path, '');
     expect(await read_session(path)).toMatchObject({ records: [], problems: [] });
+  });
+});
+
+describe('files written by an older Lich', () => {
+  it("reads a run_end's 'total_usage' as 'usage_total', in the reader and the listing", async () => {
+    const path = await session_with(1);
+    const old_end = {
+      v: 1,
+      type: 'run_end',
+      at: new Date().toISOString(),
+      run: 1,
+      stopped_reason: 'final',
+      turns_used: 1,
+      messages_count: 1,
+      usage: { input_tokens: 3, output_tokens: 1 },
+      total_usage: { input_tokens: 30, output_tokens: 10 },
+    };
+    await writeFile(path, `${await readFile(path, 'utf8')}${JSON.stringify(old_end)}\n`);
+    const { records, problems } = await read_session(path);
+    expect(problems).toEqual([]);
+    const end = records.at(-1);
+    expect(end).toMatchObject({ type: 'run_end', usage_total: { input_tokens: 30 } });
+    expect(end).not.toHaveProperty('total_usage');
+    const [summary] = await list_sessions(dir);
+    expect(summary?.usage).toEqual({ input_tokens: 30, output_tokens: 10 });
   });
 });

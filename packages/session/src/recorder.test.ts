@@ -157,7 +157,7 @@ describe('SessionRecorder', () => {
       turns_used: 2,
       messages_count: 6,
       usage: { input_tokens: 250, output_tokens: 50 },
-      total_usage: { input_tokens: 250, output_tokens: 50 },
+      usage_total: { input_tokens: 250, output_tokens: 50 },
     });
     expect(records.every((record) => record.v === 1)).toBe(true);
     expect(await read_session_messages(handle.path)).toEqual(final_messages(events));
@@ -197,7 +197,7 @@ describe('SessionRecorder', () => {
     });
     expect(run_two[3]).toMatchObject({
       usage: { input_tokens: 7, output_tokens: 3 },
-      total_usage: { input_tokens: 17, output_tokens: 8 },
+      usage_total: { input_tokens: 17, output_tokens: 8 },
     });
     expect(await read_session_messages(handle.path)).toEqual(final_messages(second));
   });
@@ -499,6 +499,6 @@ describe('SessionRecorder', () => {
     expect(await read_session_messages(handle.path)).toEqual(second.messages);
     const run_ends = records.filter((record) => record.type === 'run_end');
     expect(run_ends.map((record) => record.run)).toEqual([1, 2]);
-    expect(run_ends[1]?.total_usage.input_tokens).toBe(800);
+    expect(run_ends[1]?.usage_total.input_tokens).toBe(800);
   });
 });

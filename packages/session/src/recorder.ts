@@ -9,12 +9,12 @@ import type {
   ToolCallEndEvent,
   Usage,
 } from '@lich/core';
+import { add_usage, empty_usage } from '@lich/core';
 import { error_text } from './errors.js';
 import type { SessionHandle } from './handle.js';
 import { one_line } from './one_line.js';
 import type { SessionRecordInput } from './records.js';
 import { common_prefix, same_message } from './same_message.js';
-import { add_usage, empty_usage } from './usage.js';
 
 /** Anything events can be heard from, such as `AgentEmitter`. */
 export interface EventSource {
@@ -284,7 +284,7 @@ export class SessionRecorder {
       turns_used: event.turns_used,
       messages_count: event.messages.length,
       usage: this.#usage,
-      total_usage: this.handle.state.total_usage,
+      usage_total: this.handle.state.usage_total,
       ...(event.error === undefined ? {} : { error: event.error }),
     });
     this.#run = undefined;

@@ -102,7 +102,7 @@ export interface CompressEndRecord extends RecordBase {
 }
 
 /**
- * A run ended. `usage` is the sum of this run's model calls; `total_usage` and `run` are
+ * A run ended. `usage` is the sum of this run's model calls; `usage_total` and `run` are
  * cumulative over the session, so the last `run_end` alone tells a listing the totals.
  */
 export interface RunEndRecord extends RecordBase {
@@ -113,7 +113,7 @@ export interface RunEndRecord extends RecordBase {
   /** The length of the loop's history at the end; a reader truncates its view to this length. */
   messages_count: number;
   usage: Usage;
-  total_usage: Usage;
+  usage_total: Usage;
   error?: string;
 }
 

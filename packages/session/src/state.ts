@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message, ToolMessage, Usage } from '@lich/core';
+import { add_usage, empty_usage } from '@lich/core';
 import type { SessionRecord, SessionStartRecord } from './records.js';
-import { add_usage, empty_usage } from './usage.js';
 
 /**
  * What a sequence of records adds up to: the conversation to continue from, and the totals.
@@ -17,14 +17,14 @@ export interface SessionState {
   /** The highest run number seen. */
   runs: number;
   /** The sum of the usage of every model call recorded. */
-  total_usage: Usage;
+  usage_total: Usage;
   /** How many records were applied. */
   records: number;
 }
 
 /** A state with no records applied. */
 export function empty_state(): SessionState {
-  return { start: undefined, slots: [], runs: 0, total_usage: empty_usage(), records: 0 };
+  return { start: undefined, slots: [], runs: 0, usage_total: empty_usage(), records: 0 };
 }
 
 function truncate(slots: (Message | undefined)[], length: number): void {
@@ -51,7 +51,7 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       while (state.slots.length < record.index) state.slots.push(undefined);
       state.slots[record.index] = record.message;
       if (record.usage !== undefined)
-        state.total_usage = add_usage(state.total_usage, record.usage);
+        state.usage_total = add_usage(state.usage_total, record.usage);
       return;
     case 'compress_end': {
       if (!record.ok || record.summary_message === undefined) return;

@@ -93,11 +93,22 @@ function check_fields(fields: Fields): string | undefined {
       return (
         require_counts(fields, ['run', 'turns_used', 'messages_count']) ??
         check_usage(fields.usage, 'usage') ??
-        check_usage(fields.total_usage, 'total_usage')
+        check_usage(fields.usage_total, 'usage_total')
       );
     default:
       return `unknown record type '${String(fields.type)}'`;
   }
+}
+
+/**
+ * A record written before a field was renamed, with today's name: a `run_end` of Lich 0.1 has
+ * `total_usage` where it now has `usage_total`. Other records come back as they are.
+ */
+function with_current_names(fields: Fields): Fields {
+  if (fields.type !== 'run_end' || fields.usage_total !== undefined) return fields;
+  if (fields.total_usage === undefined) return fields;
+  const { total_usage, ...rest } = fields;
+  return { ...rest, usage_total: total_usage };
 }
 
 /**
@@ -123,8 +134,9 @@ export function validate_record(value: unknown): RecordCheck {
     return { ok: false, error: `unknown record type '${String(value.type)}'` };
   }
   if (typeof value.at !== 'string') return { ok: false, error: "the record has no time 'at'" };
-  const error = check_fields(value);
+  const fields = with_current_names(value);
+  const error = check_fields(fields);
   return error === undefined
-    ? { ok: true, record: value as unknown as SessionRecord }
-    : { ok: false, error: `${value.type} record: ${error}` };
+    ? { ok: true, record: fields as unknown as SessionRecord }
+    : { ok: false, error: `${fields.type} record: ${error}` };
 }
