@@ -1,5 +1,4 @@
 import { lich_project } from '../../vitest.shared.js';
 
-// The end-to-end tests run the built `lich`; the global setup builds it when it is missing or
-// older than its sources.
-export default lich_project(import.meta.dirname, { globalSetup: ['test/build_cli.ts'] });
+// The end-to-end tests run the built `lich`; the root config's global setup builds it once.
+export default lich_project(import.meta.dirname);

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { make_temp_dir, type TempDir } from '@lich/testkit';
+import { built_lich_bin } from './build_cli.js';
 
 /** The built `lich`: the package's `bin`. */
-export const BIN = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'bin.cjs');
+export const BIN = built_lich_bin();
 
 /** What a `lich` process did. */
 export interface LichResult {

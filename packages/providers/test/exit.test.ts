@@ -1,6 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   CERT_PATH,
   type Handler,
@@ -9,7 +9,6 @@ import {
   type WireServer,
 } from './wire_server.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./children/post_and_exit.mjs', import.meta.url));
 /** Far below the 4 s a kept-alive socket idles, and the 5 s the server keeps it open. */
 const PROMPT_EXIT_MS = 1_000;
@@ -55,11 +54,6 @@ function run_child(args: string[], env: Record<string, string> = {}): Promise<Ch
     });
   });
 }
-
-beforeAll(() => {
-  // the child runs the built package
-  execFileSync('pnpm', ['exec', 'tsc', '-b', 'packages/providers'], { cwd: ROOT, stdio: 'pipe' });
-}, 180_000);
 
 const servers: WireServer[] = [];
 afterEach(async () => {

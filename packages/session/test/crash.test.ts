@@ -1,23 +1,17 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { read_session, read_session_messages, SessionError, SessionStore } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..', '..');
 const child_script = join(here, 'children', 'appender.mjs');
 
 let dir: string;
 const children = new Set<ChildProcess>();
-
-beforeAll(() => {
-  // the children run the built package
-  execFileSync('pnpm', ['exec', 'tsc', '-b', 'packages/session'], { cwd: root, stdio: 'pipe' });
-}, 180_000);
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lich-crash-'));
