@@ -1,0 +1,154 @@
+import type { TurnTicket } from '@lich/agent';
+import type { Params } from './params.js';
+import {
+  APPROVAL_MODES,
+  type MethodName,
+  type MethodResult,
+  PERMISSION_OPTIONS,
+} from './protocol_methods.js';
+import { RpcError } from './rpc_error.js';
+import type { ServerConnection } from './server_connection.js';
+
+/** Answers one method for one connection. Throws `RpcError` (or a host error) to refuse. */
+type Handler<M extends MethodName> = (
+  connection: ServerConnection,
+  params: Params,
+) => Promise<MethodResult<M>>;
+
+type Handlers = { [M in Exclude<MethodName, 'initialize'>]: Handler<M> };
+
+const NOTHING: Record<string, never> = {};
+
+async function submit_prompt(
+  connection: ServerConnection,
+  params: Params,
+): Promise<MethodResult<'prompt.submit'>> {
+  const { core } = connection;
+  const session_id = params.string('session_id');
+  const text = params.string('text');
+  const client_request_id = params.optional_string('client_request_id');
+  const queue = params.optional_boolean('queue') ?? true;
+  const make = (): Promise<TurnTicket> =>
+    // one session's prompts go to the host one at a time, so `queue: false` cannot race another
+    core.in_session_order(session_id, async () => {
+      if (!queue) {
+        const info = await core.host.get(session_id);
+        if (info.busy || info.queued > 0) {
+          throw new RpcError('session_busy', `session ${session_id} has a run in flight`);
+        }
+      }
+      return core.host.prompt(
+        session_id,
+        text,
+        client_request_id === undefined ? {} : { client_request_id },
+      );
+    });
+  const ticket =
+    client_request_id === undefined
+      ? await make()
+      : await core.tickets.get_or_make(session_id, client_request_id, make);
+  return { turn_id: ticket.turn_id, queued: ticket.queued };
+}
+
+/**
+ * What each method does with the host. `initialize` is the connection's own (it changes the
+ * connection's state); every other method is here.
+ */
+export const METHOD_HANDLERS: Handlers = {
+  ping: async () => NOTHING,
+  'session.new': async (connection, params) => {
+    const title = params.optional_string('title');
+    const approval_mode = params.optional_choice('approval_mode', APPROVAL_MODES);
+    return connection.core.host.create({
+      ...(title === undefined ? {} : { title }),
+      ...(approval_mode === undefined ? {} : { approval_mode }),
+    });
+  },
+  'session.list': async (connection) => ({ sessions: await connection.core.host.list() }),
+  'session.get': async (connection, params) =>
+    connection.core.host.get(params.string('session_id')),
+  'session.history': async (connection, params) => ({
+    messages: await connection.core.host.history(params.string('session_id')),
+  }),
+  'session.load': async (connection, params) =>
+    connection.core.host.load(params.string('session_id')),
+  'session.close': async (connection, params) => {
+    await connection.core.host.close(params.string('session_id'));
+    return NOTHING;
+  },
+  'session.delete': async (connection, params) => {
+    await connection.core.host.delete(params.string('session_id'));
+    return NOTHING;
+  },
+  'session.set_title': async (connection, params) => {
+    const session_id = params.string('session_id');
+    await connection.core.host.set_title(session_id, params.string('title'));
+    return NOTHING;
+  },
+  'session.set_model': async (connection, params) => {
+    const session_id = params.string('session_id');
+    await connection.core.host.set_model(session_id, params.string('model'));
+    return NOTHING;
+  },
+  'session.set_approval_mode': async (connection, params) => {
+    const session_id = params.string('session_id');
+    const mode = params.choice('approval_mode', APPROVAL_MODES);
+    await connection.core.host.set_approval_mode(session_id, mode);
+    return NOTHING;
+  },
+  'prompt.submit': submit_prompt,
+  'run.abort': async (connection, params) => ({
+    aborted: await connection.core.host.abort(params.string('session_id')),
+  }),
+  'run.steer': async (connection, params) => {
+    const session_id = params.string('session_id');
+    await connection.core.host.steer(session_id, params.string('text'));
+    return NOTHING;
+  },
+  'run.follow_up': async (connection, params) => {
+    const session_id = params.string('session_id');
+    const ticket = await connection.core.host.follow_up(session_id, params.string('text'));
+    return { turn_id: ticket.turn_id, queued: ticket.queued };
+  },
+  'events.subscribe': async (connection, params) => {
+    const session_id = params.string('session_id');
+    const after_seq = params.optional_count('after_seq');
+    const epoch = params.optional_string('epoch');
+    const can_approve = params.optional_boolean('can_approve') ?? true;
+    const subscription = await connection.subscribe(session_id, {
+      ...(after_seq === undefined ? {} : { after_seq }),
+      ...(epoch === undefined ? {} : { epoch }),
+      can_approve,
+    });
+    return {
+      replayed: subscription.replayed,
+      truncated: subscription.truncated,
+      epoch: connection.core.host.epoch,
+    };
+  },
+  'events.unsubscribe': async (connection, params) => ({
+    unsubscribed: await connection.unsubscribe(params.string('session_id')),
+  }),
+  'permission.respond': async (connection, params) => {
+    const request_id = params.string('request_id');
+    const option = params.choice('option', PERMISSION_OPTIONS);
+    const persist = params.optional_boolean('persist');
+    const accepted = await connection.core.host.respond_permission(
+      request_id,
+      option,
+      persist === undefined ? {} : { persist },
+    );
+    return { accepted };
+  },
+  'commands.list': async (connection, params) => ({
+    commands: connection.core.host.commands(params.optional_string('session_id')),
+  }),
+  'command.run': async (connection, params) => {
+    const session_id = params.string('session_id');
+    const name = params.string('name').replace(/^\//, '');
+    const args = params.optional_string('args');
+    return connection.core.host.run_command(session_id, name, args);
+  },
+  'models.list': async (connection) => ({ models: connection.core.host.models() }),
+  'tools.list': async (connection) => ({ tools: connection.core.host.tools() }),
+};

@@ -1,0 +1,248 @@
+/**
+ * The methods of the Lich serve protocol: what each takes and answers. Types and constants only,
+ * no imports beyond the protocol's own files.
+ */
+import type {
+  EventParams,
+  EventType,
+  WireApprovalMode,
+  WireCommandInfo,
+  WireMessage,
+  WireModelInfo,
+  WirePermissionOption,
+  WireSessionInfo,
+  WireToolInfo,
+} from './protocol_types.js';
+
+/** The protocol version this package speaks. `initialize` refuses any other. */
+export const PROTOCOL_VERSION = 1;
+
+/** Names a session. */
+interface SessionParams {
+  session_id: string;
+}
+
+/** Who is connecting, for the server's logs. */
+export interface ClientInfo {
+  name: string;
+  version?: string;
+}
+
+/** The bounds a server enforces, as `initialize` reports them. */
+export interface ServerLimits {
+  /** The longest message (one line, in bytes) the server reads; longer ones are refused. */
+  max_message_bytes: number;
+  /** Requests one connection may have unanswered at once; more are refused `rate_limited`. */
+  max_pending_requests: number;
+  /** How many events per session the server holds for replay (`events.subscribe.after_seq`). */
+  replay_events?: number;
+}
+
+/** `initialize`: the first message of a connection. */
+export interface InitializeParams {
+  protocol_version: number;
+  client_info: ClientInfo;
+  /** The server's token, when the transport needs one and it was not sent as a header. */
+  token?: string;
+}
+
+/** What `initialize` answers. */
+export interface InitializeResult {
+  server_info: { name: string; version: string };
+  protocol_version: number;
+  /** One id per server process: another epoch after a reconnect means the server restarted. */
+  epoch: string;
+  methods: readonly MethodName[];
+  events: readonly EventType[];
+  limits: ServerLimits;
+}
+
+/** `prompt.submit` and `run.follow_up` answer with the turn they started or queued. */
+export interface TurnTicketResult {
+  turn_id: string;
+  /** True when the session was busy and the turn waits in its queue. */
+  queued: boolean;
+}
+
+/** Every method: its params and its result. */
+export interface MethodMap {
+  initialize: { params: InitializeParams; result: InitializeResult };
+  ping: { params: Record<string, never> | undefined; result: Record<string, never> };
+  'session.new': {
+    params: { title?: string; approval_mode?: WireApprovalMode } | undefined;
+    result: WireSessionInfo;
+  };
+  'session.list': {
+    params: Record<string, never> | undefined;
+    result: { sessions: WireSessionInfo[] };
+  };
+  'session.get': { params: SessionParams; result: WireSessionInfo };
+  'session.history': { params: SessionParams; result: { messages: WireMessage[] } };
+  'session.load': { params: SessionParams; result: WireSessionInfo };
+  'session.close': { params: SessionParams; result: Record<string, never> };
+  'session.delete': { params: SessionParams; result: Record<string, never> };
+  'session.set_title': { params: SessionParams & { title: string }; result: Record<string, never> };
+  'session.set_model': { params: SessionParams & { model: string }; result: Record<string, never> };
+  'session.set_approval_mode': {
+    params: SessionParams & { approval_mode: WireApprovalMode };
+    result: Record<string, never>;
+  };
+  'prompt.submit': {
+    params: SessionParams & {
+      text: string;
+      /**
+       * The client's id for this prompt. The same id sent again (a retry after a reconnect)
+       * answers the first ticket instead of starting a second turn.
+       */
+      client_request_id?: string;
+      /** `false`: refuse with `session_busy` rather than queue when a run is in flight. */
+      queue?: boolean;
+    };
+    result: TurnTicketResult;
+  };
+  'run.abort': { params: SessionParams; result: { aborted: boolean } };
+  'run.steer': { params: SessionParams & { text: string }; result: Record<string, never> };
+  'run.follow_up': { params: SessionParams & { text: string }; result: TurnTicketResult };
+  'events.subscribe': {
+    params: SessionParams & {
+      /** Replay the held events after this seq first. Absent: live only, from the next event. */
+      after_seq?: number;
+      /** The epoch the client saw last; another one means a restart, answered `truncated`. */
+      epoch?: string;
+      /** This connection answers permission requests (default true). */
+      can_approve?: boolean;
+    };
+    result: {
+      /** How many held events were sent (as `event` notifications) before this answer. */
+      replayed: number;
+      /** The events asked for are gone (or from another epoch): refetch `session.history`. */
+      truncated: boolean;
+      epoch: string;
+    };
+  };
+  'events.unsubscribe': { params: SessionParams; result: { unsubscribed: boolean } };
+  'permission.respond': {
+    params: {
+      request_id: string;
+      option: WirePermissionOption;
+      /** With `allow_always`: also write the rule to the project config. */
+      persist?: boolean;
+    };
+    /** False when the request is unknown or was already answered. */
+    result: { accepted: boolean };
+  };
+  'commands.list': {
+    params: { session_id?: string } | undefined;
+    result: { commands: WireCommandInfo[] };
+  };
+  'command.run': {
+    params: SessionParams & { name: string; args?: string };
+    result: { ok: boolean; output: string };
+  };
+  'models.list': { params: Record<string, never> | undefined; result: { models: WireModelInfo[] } };
+  'tools.list': { params: Record<string, never> | undefined; result: { tools: WireToolInfo[] } };
+}
+
+/** A method name. */
+export type MethodName = keyof MethodMap;
+
+/** The params of a method. */
+export type MethodParams<M extends MethodName> = MethodMap[M]['params'];
+
+/** The result of a method. */
+export type MethodResult<M extends MethodName> = MethodMap[M]['result'];
+
+/** Every method, in the order `initialize` lists them. */
+export const METHOD_NAMES: readonly MethodName[] = [
+  'initialize',
+  'ping',
+  'session.new',
+  'session.list',
+  'session.get',
+  'session.history',
+  'session.load',
+  'session.close',
+  'session.delete',
+  'session.set_title',
+  'session.set_model',
+  'session.set_approval_mode',
+  'prompt.submit',
+  'run.abort',
+  'run.steer',
+  'run.follow_up',
+  'events.subscribe',
+  'events.unsubscribe',
+  'permission.respond',
+  'commands.list',
+  'command.run',
+  'models.list',
+  'tools.list',
+];
+
+/** Every event type, in the order `initialize` lists them. */
+export const EVENT_TYPES: readonly EventType[] = [
+  'session.info',
+  'turn.started',
+  'turn.completed',
+  'message.delta',
+  'message.completed',
+  'reasoning.delta',
+  'message.steered',
+  'tool.start',
+  'tool.end',
+  'permission.request',
+  'permission.resolved',
+  'usage.update',
+  'provider.failover',
+  'compaction',
+  'error',
+];
+
+/** Every permission answer, in the order a client offers them. */
+export const PERMISSION_OPTIONS: readonly WirePermissionOption[] = [
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+];
+
+/** Every approval mode. */
+export const APPROVAL_MODES: readonly WireApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+
+/** The notifications a server sends: only `event`. */
+export interface NotificationMap {
+  event: EventParams;
+}
+
+/** A JSON-RPC id. */
+export type RpcId = string | number;
+
+/** A request from the client. */
+export interface RpcRequest<M extends MethodName = MethodName> {
+  jsonrpc: '2.0';
+  id: RpcId;
+  method: M;
+  params?: MethodParams<M>;
+}
+
+/** A notification from the server. */
+export interface RpcNotification {
+  jsonrpc: '2.0';
+  method: 'event';
+  params: EventParams;
+}
+
+/** The error object of a failed request. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An answer to a request; `id` is null when the request could not be read. */
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId | null; error: RpcErrorObject };
+
+/** Any message a server sends. */
+export type ServerMessage = RpcResponse | RpcNotification;

@@ -1,0 +1,177 @@
+/**
+ * The data shapes of the Lich serve protocol, as they travel on the wire. Self-contained on
+ * purpose: a desktop app or an editor plugin imports these types without pulling in the agent.
+ * The server checks at compile time that the host's types fit these (see `server_connection.ts`).
+ */
+
+/** Token counts of one model call, or a sum of them. */
+export interface WireUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+/** A tool call the model asked for; `arguments` is the raw JSON text the model wrote. */
+export interface WireToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One assistant message: text, tool calls, reasoning. */
+export interface WireAssistantMessage {
+  role: 'assistant';
+  content: string;
+  tool_calls?: WireToolCall[];
+  reasoning?: string;
+  reasoning_parts?: { text: string; signature?: string; redacted?: string }[];
+}
+
+/** One message of a conversation, as `session.history` returns it. */
+export type WireMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | WireAssistantMessage
+  | { role: 'tool'; tool_call_id: string; name?: string; content: string; is_error?: boolean };
+
+/** How a session's tool calls are approved. */
+export type WireApprovalMode = 'default' | 'auto_edit' | 'yolo';
+
+/** The answers a person can give to a permission request. */
+export type WirePermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** Why a turn ended. */
+export type WireTurnStopReason = 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
+
+/** What is known of one session, live or on disk. */
+export interface WireSessionInfo {
+  session_id: string;
+  title: string;
+  /** The session file, or null when the session is not recorded. */
+  path: string | null;
+  work_dir: string;
+  model: string;
+  provider: string;
+  /** ISO 8601. */
+  created: string;
+  /** ISO 8601. */
+  updated: string;
+  /** True while the session is held in memory by the server's host. */
+  live: boolean;
+  /** True while a run is in flight. */
+  busy: boolean;
+  /** Prompts and follow-ups waiting for the current run. */
+  queued: number;
+  approval_mode: WireApprovalMode;
+  usage_total: WireUsage;
+}
+
+interface TurnScoped {
+  turn_id: string;
+}
+
+/** The payload of each event type (the host's event types, unchanged). */
+export interface EventPayloads {
+  'session.info': WireSessionInfo;
+  'turn.started': TurnScoped & {
+    input: string;
+    kind: 'prompt' | 'follow_up';
+    client_request_id?: string;
+  };
+  'turn.completed': TurnScoped & {
+    stop_reason: WireTurnStopReason;
+    usage: WireUsage;
+    final: string | null;
+    turns_used: number;
+    error?: string;
+  };
+  'message.delta': TurnScoped & { text: string };
+  'message.completed': TurnScoped & { message: WireAssistantMessage };
+  'reasoning.delta': TurnScoped & { text: string };
+  'message.steered': TurnScoped & { text: string };
+  'tool.start': TurnScoped & { tool_call_id: string; name: string; args: unknown };
+  'tool.end': TurnScoped & {
+    tool_call_id: string;
+    name: string;
+    ok: boolean;
+    output: string;
+    error?: string;
+    duration_ms: number;
+    sandboxed?: boolean;
+  };
+  'permission.request': TurnScoped & {
+    request_id: string;
+    tool_call_id: string;
+    tool: string;
+    args: unknown;
+    title: string;
+    options: readonly WirePermissionOption[];
+  };
+  'permission.resolved': TurnScoped & {
+    request_id: string;
+    option: WirePermissionOption | 'cancelled';
+  };
+  'usage.update': TurnScoped & {
+    usage: WireUsage;
+    usage_total: WireUsage;
+    context_tokens?: number;
+    context_window?: number;
+  };
+  'provider.failover': TurnScoped & {
+    kind: 'retry' | 'failover';
+    provider: string;
+    model: string;
+    to_provider?: string;
+    to_model?: string;
+    attempt?: number;
+    delay_ms?: number;
+    reason: string;
+  };
+  compaction: TurnScoped & {
+    ok: boolean;
+    before_count: number;
+    after_count: number;
+    error?: string;
+  };
+  error: Partial<TurnScoped> & { message: string; code?: string };
+}
+
+/** An event type. */
+export type EventType = keyof EventPayloads;
+
+/**
+ * The params of the `event` notification: one event of one session. `seq` starts at 1 and grows
+ * by one per event of that session; `epoch` changes when the server process restarts.
+ */
+export type EventParams = {
+  [K in EventType]: {
+    session_id: string;
+    epoch: string;
+    seq: number;
+    type: K;
+    payload: EventPayloads[K];
+  };
+}[EventType];
+
+/** A slash command. */
+export interface WireCommandInfo {
+  /** Without the slash. */
+  name: string;
+  description: string;
+  argument_hint?: string;
+}
+
+/** A model a session can switch to. */
+export interface WireModelInfo {
+  provider: string;
+  model: string;
+  default: boolean;
+}
+
+/** A tool the model is offered. */
+export interface WireToolInfo {
+  name: string;
+  description: string;
+}
