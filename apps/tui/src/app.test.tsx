@@ -1,0 +1,273 @@
+import { PassThrough } from 'node:stream';
+import { render } from 'ink';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeClient } from '../test/fake_client.js';
+import { VirtualTerminal } from '../test/virtual_terminal.js';
+import { App } from './app.js';
+import { TuiController } from './controller.js';
+import { make_palette } from './palette.js';
+import { create_store } from './store.js';
+import { manual_keys } from './terminal_input.js';
+
+const T = { turn_id: 'turn-1' };
+const usage = { input_tokens: 1200, output_tokens: 345 };
+const mounted: (() => void)[] = [];
+
+afterEach(() => {
+  for (const stop of mounted.splice(0)) stop();
+});
+
+async function mount(options: { columns?: number; rows?: number; color?: boolean } = {}) {
+  const vt = new VirtualTerminal(options.columns ?? 80, options.rows ?? 24);
+  const client = new FakeClient();
+  const store = create_store({ frame_ms: 5 });
+  const controller = new TuiController(client, store);
+  const keys = manual_keys();
+  const palette = make_palette({
+    color: options.color ?? false,
+    plain: options.color === undefined,
+  });
+  const instance = render(
+    <App controller={controller} keys={keys} palette={palette} files={() => ['src/a.ts']} />,
+    {
+      stdout: vt.stdout,
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    },
+  );
+  mounted.push(() => {
+    instance.unmount();
+    vt.dispose();
+  });
+  await controller.start({ kind: 'new' });
+  const emit = client.emit.bind(client, 'session-1') as FakeClient['emit'] extends (
+    session: string,
+    ...rest: infer R
+  ) => infer O
+    ? (...rest: R) => O
+    : never;
+  /** Waits until the terminal shows what `check` wants. */
+  const until = async (check: (text: string) => boolean, what = 'the screen') => {
+    await vi.waitFor(
+      async () => {
+        await vt.settle();
+        if (!check(vt.text())) throw new Error(`${what} never showed; last:\n${vt.text()}`);
+      },
+      { timeout: 5000, interval: 10 },
+    );
+  };
+  return { vt, client, store, controller, keys, emit, until };
+}
+
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+describe('App frames', () => {
+  it('draws the prompt and the status line at once', async () => {
+    const { until, vt } = await mount();
+    await until((text) => text.includes('fake-model'));
+    const screen = vt.text();
+    expect(screen).toContain('› ');
+    expect(screen).toContain('ask anything · /help');
+    expect(screen).toMatch(/fake-model · openai_compat · ↑0 ↓0 · ession-1 · default/);
+  });
+
+  it('echoes typing and submits on Enter', async () => {
+    const { until, keys, client } = await mount();
+    keys.write('hello there');
+    await until((text) => text.includes('› hello there'));
+    keys.write('\r');
+    await vi.waitFor(() => expect(client.calls_of('prompt')).toHaveLength(1));
+    expect(client.calls_of('prompt')[0]?.[1]).toBe('hello there');
+  });
+
+  it('streams an answer, then keeps it in scrollback exactly once', async () => {
+    const { until, emit, vt } = await mount({ rows: 12 });
+    emit('turn.started', { ...T, input: 'explain', kind: 'prompt' });
+    emit('message.delta', { ...T, text: 'The first **paragraph**' });
+    await until((text) => text.includes('The first paragraph'));
+    emit('message.delta', { ...T, text: ' ends.\n\nA second one' });
+    await until((text) => text.includes('A second one'));
+    emit('message.delta', { ...T, text: ' ends too.' });
+    emit('usage.update', { ...T, usage, usage_total: usage });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('↑1.2k'));
+    emit('turn.started', { turn_id: 't2', input: 'more', kind: 'prompt' });
+    for (let index = 0; index < 30; index += 1)
+      emit('message.delta', { turn_id: 't2', text: `line ${index}\n\n` });
+    emit('turn.completed', {
+      turn_id: 't2',
+      stop_reason: 'end_turn',
+      usage,
+      final: null,
+      turns_used: 1,
+    });
+    await until((text) => text.includes('line 29'));
+    const all = vt.text();
+    expect(count(all, 'The first paragraph ends.')).toBe(1);
+    expect(count(all, 'A second one ends too.')).toBe(1);
+    expect(count(all, 'line 17')).toBe(1);
+    expect(all.indexOf('› explain')).toBeLessThan(all.indexOf('The first paragraph'));
+    // never cleared: no erase-display, no erase-scrollback
+    expect(vt.writes.join('')).not.toMatch(/\u001B\[[23]J/);
+  });
+
+  it('keeps a tall live region shorter than the screen, the top cut with a note', async () => {
+    const { until, emit, vt } = await mount({ rows: 10 });
+    emit('turn.started', { ...T, input: 'code', kind: 'prompt' });
+    const code = Array.from({ length: 40 }, (_, index) => `  statement_${index}();`).join('\n');
+    emit('message.delta', { ...T, text: `\`\`\`js\n${code}\n` });
+    await until((text) => text.includes('statement_39'));
+    expect(vt.screen().join('\n')).toMatch(/… \d+ more lines above/);
+    expect(vt.writes.join('')).not.toMatch(/\u001B\[[23]J/);
+    emit('message.delta', { ...T, text: '```\n' });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('statement_0();'));
+    expect(count(vt.text(), 'statement_20();')).toBe(1);
+  });
+
+  it('shows a running tool with its clock, then its outcome line', async () => {
+    const { until, emit } = await mount();
+    emit('turn.started', { ...T, input: 'run', kind: 'prompt' });
+    emit('tool.start', {
+      ...T,
+      tool_call_id: 'c1',
+      name: 'terminal',
+      args: { command: 'npm test' },
+    });
+    await until((text) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] terminal: npm test \d+ms/.test(text), 'the spinner');
+    emit('tool.end', {
+      ...T,
+      tool_call_id: 'c1',
+      name: 'terminal',
+      ok: true,
+      output: 'ok\n[exit code 0]',
+      duration_ms: 1250,
+    });
+    await until((text) => text.includes('✓ terminal: npm test · 1.3s · exit code 0, 1 line'));
+  });
+
+  it('asks a permission with one key and sends the answer', async () => {
+    const { until, emit, keys, client } = await mount();
+    emit('turn.started', { ...T, input: 'push', kind: 'prompt' });
+    emit('permission.request', {
+      ...T,
+      request_id: 'r1',
+      tool_call_id: 'c1',
+      tool: 'terminal',
+      args: { command: 'git push' },
+      title: 'terminal: git push',
+      options: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
+    });
+    await until((text) => text.includes('? Allow terminal: git push?'));
+    await until((text) =>
+      text.includes('1 allow once · 2 allow always · 3 reject · 4 reject always'),
+    );
+    keys.write('x');
+    keys.write('y');
+    await vi.waitFor(() =>
+      expect(client.calls_of('respond_permission')).toEqual([['r1', 'allow_once']]),
+    );
+    emit('permission.resolved', { ...T, request_id: 'r1', option: 'allow_once' });
+    await until((text) => text.includes('allowed once: terminal: git push'));
+    await until((text) => text.includes('type to queue a follow-up'));
+  });
+
+  it('queues what is typed during a run and steers with /steer', async () => {
+    const { until, emit, keys, client } = await mount();
+    emit('turn.started', { ...T, input: 'long task', kind: 'prompt' });
+    await until((text) => text.includes('thinking…'));
+    keys.write('and then this\r');
+    await until((text) => text.includes('⧗ queued: and then this'));
+    expect(client.calls_of('follow_up')).toEqual([['session-1', 'and then this']]);
+    keys.write('/steer use tabs\r');
+    await until((text) => text.includes('↳ steering: use tabs'));
+    expect(client.calls_of('steer')).toEqual([['session-1', 'use tabs']]);
+  });
+
+  it('takes a bracketed paste whole: its newlines do not submit', async () => {
+    const { until, keys, client } = await mount();
+    keys.write('\u001B[200~first line\rsecond line\u001B[201~');
+    await until((text) => text.includes('second line'));
+    expect(client.calls_of('prompt')).toEqual([]);
+    keys.write('\r');
+    await vi.waitFor(() => expect(client.calls_of('prompt')).toHaveLength(1));
+    expect(client.calls_of('prompt')[0]?.[1]).toBe('first line\nsecond line');
+  });
+
+  it('aborts with Esc and with Ctrl+C during a run; Ctrl+C twice on an empty prompt quits', async () => {
+    const { until, emit, keys, client, controller } = await mount();
+    emit('turn.started', { ...T, input: 'x', kind: 'prompt' });
+    await until((text) => text.includes('thinking'));
+    keys.write('\u001B');
+    keys.write('\u0003');
+    await vi.waitFor(() => expect(client.calls_of('abort')).toHaveLength(2));
+    emit('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('⊘ interrupted'));
+    keys.write('\u0003');
+    await until((text) => text.includes('Press Ctrl+C again to quit'));
+    keys.write('\u0003');
+    await expect(controller.exited).resolves.toBe(0);
+  });
+
+  it('stays readable at 60 columns', async () => {
+    const { until, emit, vt } = await mount({ columns: 60 });
+    emit('usage.update', {
+      ...T,
+      usage,
+      usage_total: usage,
+      context_tokens: 5000,
+      context_window: 100_000,
+    });
+    emit('turn.started', {
+      ...T,
+      input: 'a question long enough to need wrapping at sixty columns wide',
+      kind: 'prompt',
+    });
+    emit('message.delta', {
+      ...T,
+      text: `| column one | column two |\n|---|---|\n| ${'word '.repeat(10)}| ${'more '.repeat(8)}|\n\nafter`,
+    });
+    emit('tool.start', {
+      ...T,
+      tool_call_id: 'c',
+      name: 'read_file',
+      args: { path: `src/${'deep/'.repeat(20)}file.ts` },
+    });
+    await until((text) => text.includes('ctx 5%'));
+    await until((text) => text.includes('read_file src/deep'));
+    for (const line of vt.all()) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it('keeps scrollback when the terminal is resized; only the live region is redrawn', async () => {
+    const { until, emit, vt, keys } = await mount({ columns: 80, rows: 12 });
+    emit('turn.started', { ...T, input: 'q', kind: 'prompt' });
+    emit('message.delta', { ...T, text: 'The earlier answer, kept in scrollback.' });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('The earlier answer'));
+    keys.write('draft');
+    await until((text) => text.includes('› draft'));
+    vt.resize(60, 10);
+    keys.write(' more');
+    await until((text) => text.includes('› draft more'));
+    vt.resize(100, 14);
+    keys.write('!');
+    await until((text) => text.includes('› draft more!'));
+    const all = vt.text();
+    expect(count(all, 'The earlier answer, kept in scrollback.')).toBe(1);
+    expect(vt.writes.join('')).not.toMatch(/\u001B\[3J/);
+  });
+
+  it('writes no colour under NO_COLOR, and colour otherwise', async () => {
+    const plain = await mount({ color: false });
+    plain.emit('turn.started', { ...T, input: 'q', kind: 'prompt' });
+    plain.emit('message.delta', { ...T, text: '```js\nconst a = "x";\n```\n\nok' });
+    await plain.until((text) => text.includes('const a'));
+    expect(plain.vt.writes.join('')).not.toMatch(/\u001B\[(3[0-9]|9[0-7])m/);
+    const coloured = await mount({ color: true });
+    coloured.emit('turn.started', { ...T, input: 'q', kind: 'prompt' });
+    coloured.emit('message.delta', { ...T, text: '```js\nconst a = "x";\n```\n\nok' });
+    await coloured.until((text) => text.includes('const a'));
+    expect(coloured.vt.writes.join('')).toMatch(/\u001B\[35mconst/);
+  });
+});

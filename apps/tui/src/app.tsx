@@ -1,0 +1,218 @@
+/**
+ * The screen. Finished blocks go into `<Static>`, written once to the terminal's main buffer
+ * (scrollback is never cleared or rewritten); below them only the live region, the input and the
+ * status line are redrawn. Every line is computed by the pure `*_lines` functions at the
+ * terminal's width, so ink only places text.
+ */
+import type { PermissionOption } from '@lich/agent';
+import { Box, Static, Text, useStdout } from 'ink';
+import { memo, useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { block_lines, gap_before } from './block_lines.js';
+import type { TuiController } from './controller.js';
+import { after_submit, type EditorState, editor_key, initial_editor } from './editor.js';
+import type { Key } from './keys.js';
+import { live_lines } from './live_lines.js';
+import type { Palette } from './palette.js';
+import {
+  completion_lines,
+  input_lines,
+  PERMISSION_KEYS,
+  permission_lines,
+  status_line,
+} from './prompt_lines.js';
+import type { Block } from './state_types.js';
+import type { KeySource } from './terminal_input.js';
+
+/** What the screen is given. */
+export interface AppProps {
+  controller: TuiController;
+  keys: KeySource;
+  palette: Palette;
+  /** Earlier inputs, oldest first. */
+  history?: readonly string[];
+  /** Called with each submitted input, to keep it. */
+  on_history?: (entry: string) => void;
+  /** The work dir's paths, for `@` completion. */
+  files?: () => readonly string[];
+  now?: () => number;
+}
+
+/** How long a first Ctrl+C on an empty prompt waits for the second. */
+const CTRL_C_WINDOW_MS = 2000;
+/** The spinner's redraw interval while a run is in flight. */
+const TICK_MS = 100;
+
+const BlockView = memo(function BlockView(props: {
+  block: Block;
+  previous: Block | undefined;
+  palette: Palette;
+  width: number;
+}) {
+  const lines = block_lines(props.block, props.palette, props.width);
+  const gap = gap_before(props.previous, props.block);
+  return <Text>{(gap ? '\n' : '') + lines.join('\n')}</Text>;
+});
+
+/** The TUI's root component. */
+export function App(props: AppProps) {
+  const { controller, palette } = props;
+  const now = props.now ?? Date.now;
+  const store = controller.store;
+  const state = useSyncExternalStore(store.subscribe, store.get_state);
+  const { stdout } = useStdout();
+  const read_size = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+  const [{ columns, rows }, set_size] = useState(read_size);
+  useEffect(() => {
+    const on_resize = () => set_size({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    stdout.on('resize', on_resize);
+    return () => {
+      stdout.off('resize', on_resize);
+    };
+  }, [stdout]);
+  // One column short of the edge: a line exactly as wide as the terminal wraps early in some.
+  const width = Math.max(20, columns - 1);
+  const [editor, set_editor] = useState<EditorState>(() => initial_editor(props.history));
+  const editor_ref = useRef(editor);
+  const [hint, set_hint] = useState<string | null>(null);
+  const ctrl_c_at = useRef(0);
+  const [tick, set_tick] = useState(now());
+
+  const busy = state.turn !== null || state.queued.length > 0;
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => set_tick(now()), TICK_MS);
+    return () => clearInterval(timer);
+  }, [busy, now]);
+
+  const update_editor = useCallback((next: EditorState) => {
+    editor_ref.current = next;
+    set_editor(next);
+  }, []);
+
+  const on_key = useCallback(
+    (key: Key) => {
+      const current = store.get_state();
+      const request = current.permissions[0];
+      const editing = editor_ref.current;
+      const in_flight = current.turn !== null;
+      if (key.ctrl && key.name === 'c') {
+        if (in_flight) {
+          void controller.abort();
+          return;
+        }
+        if (editing.text !== '' || editing.search !== null) {
+          update_editor({ ...initial_editor(editing.history), next_paste: editing.next_paste });
+          return;
+        }
+        if (now() - ctrl_c_at.current < CTRL_C_WINDOW_MS) {
+          controller.exit(0);
+          return;
+        }
+        ctrl_c_at.current = now();
+        set_hint('Press Ctrl+C again to quit');
+        setTimeout(() => set_hint(null), CTRL_C_WINDOW_MS);
+        return;
+      }
+      ctrl_c_at.current = 0;
+      if (key.ctrl && key.name === 'd' && editing.text === '') {
+        controller.exit(0);
+        return;
+      }
+      if (request !== undefined) {
+        if (key.name === 'escape') {
+          void controller.answer_permission('reject_once');
+          return;
+        }
+        const option =
+          key.name === 'text' ? PERMISSION_KEYS[key.text?.toLowerCase() ?? ''] : undefined;
+        if (option !== undefined && request.options.includes(option as PermissionOption)) {
+          void controller.answer_permission(option as PermissionOption);
+        }
+        return;
+      }
+      if (key.name === 'escape' && editing.search === null && in_flight) {
+        void controller.abort();
+        return;
+      }
+      if (key.ctrl && key.name === 't') {
+        store.dispatch({ type: 'toggle_reasoning' });
+        return;
+      }
+      if (key.ctrl && key.name === 'o') {
+        store.dispatch({ type: 'expand' });
+        return;
+      }
+      if (key.name === 'tab' && key.shift) {
+        void controller.cycle_approval_mode();
+        return;
+      }
+      const sources = {
+        commands: controller.commands.map((command) => command.name),
+        files: props.files?.() ?? [],
+      };
+      const { state: next, outcome } = editor_key(editing, key, sources);
+      if (outcome === null) {
+        if (next !== editing) update_editor(next);
+        return;
+      }
+      update_editor(after_submit(editing, outcome.text));
+      if (outcome.text.trim() !== '') props.on_history?.(outcome.text);
+      void controller.submit(outcome.text, { steer: outcome.steer });
+    },
+    [controller, store, now, update_editor, props.files, props.on_history],
+  );
+
+  useEffect(() => props.keys.on_key(on_key), [props.keys, on_key]);
+
+  const request = state.permissions[0];
+  const bottom: string[] = [];
+  if (request !== undefined) {
+    bottom.push(...permission_lines(request, state.permissions.length, palette, width));
+  } else {
+    const placeholder = busy
+      ? 'type to queue a follow-up · Ctrl+Enter steers'
+      : 'ask anything · /help';
+    bottom.push(...input_lines(editor, palette, width, { placeholder }));
+    const sources = {
+      commands: controller.commands.map((command) => command.name),
+      files: props.files?.() ?? [],
+    };
+    bottom.push(...completion_lines(editor, sources, controller.commands, palette, width));
+  }
+  bottom.push(
+    status_line(
+      { session: state.session, status: state.status, mode: controller.client.mode, hint },
+      palette,
+      width,
+    ),
+  );
+  // The live region takes what is left, less a margin: ink must never draw a frame as tall as the
+  // terminal (it would then clear the screen and its scrollback at every frame).
+  const live = live_lines({
+    state,
+    palette,
+    width,
+    max_lines: rows - bottom.length - 4,
+    now: tick,
+  });
+
+  return (
+    <>
+      <Static key={state.generation} items={state.blocks}>
+        {(block, index) => (
+          <BlockView
+            key={block.id}
+            block={block}
+            previous={state.blocks[index - 1]}
+            palette={palette}
+            width={width}
+          />
+        )}
+      </Static>
+      <Box flexDirection="column" marginTop={state.blocks.length > 0 || live.length > 0 ? 1 : 0}>
+        {live.length > 0 ? <Text>{`${live.join('\n')}\n`}</Text> : null}
+        <Text>{bottom.join('\n')}</Text>
+      </Box>
+    </>
+  );
+}

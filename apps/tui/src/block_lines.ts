@@ -1,0 +1,125 @@
+/**
+ * The terminal lines of one finished block, wrapped to a width. Pure: the screen puts these
+ * lines into `<Static>` once; tests read them directly.
+ */
+import { highlight_code } from './highlight.js';
+import { render_markdown, wrap_lines } from './markdown_lines.js';
+import type { Palette } from './palette.js';
+import type { Block, ToolView } from './state_types.js';
+import { first_line, fit, format_duration } from './text_fit.js';
+import { tool_outcome, tool_subject } from './tool_summary.js';
+
+/** The glyph and colour of a tool line, by outcome. */
+function tool_mark(tool: ToolView, palette: Palette): string {
+  if (tool.interrupted) return palette.yellow('⊘');
+  return tool.ok ? palette.green('✓') : palette.red('✗');
+}
+
+/** One finished tool call: `✓ read_file a.ts · 12ms · 40 lines`, and the error below a failure. */
+export function tool_lines(tool: ToolView, palette: Palette, width: number): string[] {
+  const subject = tool_subject(tool.name, tool.args);
+  const parts: string[] = [];
+  if (tool.duration_ms !== undefined) parts.push(format_duration(tool.duration_ms));
+  if (tool.interrupted) parts.push('interrupted');
+  else if (tool.ok !== undefined) {
+    const outcome = tool_outcome(tool.name, tool.ok, tool.output ?? '', tool.error);
+    if (outcome !== '' && tool.ok) parts.push(outcome);
+  }
+  if (tool.name === 'edit_file' && tool.ok) parts.push('Ctrl+O: diff');
+  const tail = parts.length === 0 ? '' : ` · ${parts.join(' · ')}`;
+  const room = Math.max(8, width - 2 - tail.length);
+  const lines = [
+    `${tool_mark(tool, palette)} ${palette.bold(fit(subject, room))}${palette.dim(tail)}`,
+  ];
+  if (tool.ok === false && !tool.interrupted) {
+    const why = tool_outcome(tool.name, false, tool.output ?? '', tool.error);
+    lines.push(palette.red(`  └ ${fit(why, width - 4)}`));
+  }
+  return lines;
+}
+
+function user_lines(block: Extract<Block, { kind: 'user' }>, palette: Palette, width: number) {
+  const mark = block.via === 'steer' ? '↳' : '›';
+  const note =
+    block.via === 'steer' ? ' (steering)' : block.via === 'follow_up' ? ' (follow-up)' : '';
+  const lines = wrap_lines(block.text, width - 2, true);
+  return lines.map((line, index) => {
+    const prefix = index === 0 ? palette.cyan(palette.bold(mark)) : ' ';
+    const suffix = index === lines.length - 1 ? palette.dim(note) : '';
+    return `${prefix} ${palette.bold(line)}${suffix}`;
+  });
+}
+
+function reasoning_lines(text: string, expanded: boolean, palette: Palette, width: number) {
+  const style = (line: string) => palette.dim(palette.italic(line));
+  if (expanded) {
+    return wrap_lines(text, width - 2).map(
+      (line, index) => `${index === 0 ? style('∴') : ' '} ${style(line)}`,
+    );
+  }
+  const count = text.split('\n').length;
+  const more = count > 1 ? ` (+${count - 1} lines, Ctrl+O)` : '';
+  return [style(`∴ ${fit(first_line(text), width - 2 - more.length)}${more}`)];
+}
+
+const STOP_WORDS: Record<string, string> = {
+  cancelled: 'interrupted',
+  max_turns: 'stopped: the turn budget is used up',
+  refusal: 'the provider refused to answer',
+  error: 'the model call failed',
+  end_turn: 'done',
+};
+
+/**
+ * The lines of `block` at `width` columns. Contract: no line is wider than `width` (at least 20
+ * is assumed), and an empty block gives no lines.
+ */
+export function block_lines(block: Block, palette: Palette, width: number): string[] {
+  switch (block.kind) {
+    case 'user':
+      return user_lines(block, palette, width);
+    case 'answer':
+      return render_markdown(block.text, { width, palette });
+    case 'reasoning':
+      return reasoning_lines(block.text, block.expanded, palette, width);
+    case 'tool':
+      return tool_lines(block.tool, palette, width);
+    case 'notice': {
+      const mark = { info: palette.dim('·'), warn: palette.yellow('!'), error: palette.red('✗') }[
+        block.level
+      ];
+      const paint = { info: palette.dim, warn: palette.yellow, error: palette.red }[block.level];
+      return wrap_lines(block.text, width - 2).map(
+        (line, index) => `${index === 0 ? mark : ' '} ${paint(line)}`,
+      );
+    }
+    case 'command': {
+      const head = palette.dim(`/${block.name}`);
+      const paint = block.ok ? (line: string) => line : palette.red;
+      const body = block.output === '' ? [] : wrap_lines(block.output, width - 2, true);
+      return [head, ...body.map((line) => `  ${paint(line)}`)];
+    }
+    case 'turn_end': {
+      const text = STOP_WORDS[block.stop_reason] ?? block.stop_reason;
+      const error = block.error ? `: ${block.error}` : '';
+      const paint = block.stop_reason === 'error' ? palette.red : palette.yellow;
+      const mark = block.stop_reason === 'error' ? '✗' : '⊘';
+      return wrap_lines(`${mark} ${text}${error}`, width).map((line) => paint(line));
+    }
+    case 'expanded': {
+      const body = block.diff
+        ? highlight_code(block.text, 'diff', palette).flatMap((line) =>
+            wrap_lines(line, width - 2, true),
+          )
+        : wrap_lines(block.text, width - 2, true);
+      return [palette.bold(block.title), ...body.map((line) => `  ${line}`)];
+    }
+  }
+}
+
+/** Whether a blank line goes between `previous` and `block` (none between a run of tool lines). */
+export function gap_before(previous: Block | undefined, block: Block): boolean {
+  if (previous === undefined) return false;
+  const compact = (kind: Block['kind']) => kind === 'tool' || kind === 'notice';
+  return !(compact(previous.kind) && compact(block.kind));
+}

@@ -1,0 +1,67 @@
+/**
+ * The one interface the TUI talks to the agent through. Two implementations: in process over a
+ * `SessionHost` (`create_host_client`) and over `lich serve --stdio` (`create_serve_client`).
+ */
+import type {
+  ApprovalMode,
+  CommandInfo,
+  CommandResult,
+  HostEvent,
+  PermissionOption,
+  SessionInfo,
+  SubscribeOptions,
+  Subscription,
+  TurnTicket,
+} from '@lich/agent';
+import type { Message } from '@lich/core';
+
+/** How the connection to the backend is doing (always `up` in process). */
+export type ConnectionState =
+  | { kind: 'up' }
+  /** The backend went away; the client is starting it again. */
+  | { kind: 'lost'; reason: string }
+  /** The backend could not be brought back; the TUI cannot go on. */
+  | { kind: 'failed'; reason: string };
+
+/**
+ * What the TUI needs of a session host.
+ *
+ * Contract:
+ * - the methods mirror `SessionHost`'s and reject as it does (an unknown session, a host shutting
+ *   down); errors of a run are events, not rejections;
+ * - `epoch` is the backend's current one: it changes when a supervised backend is restarted,
+ *   and `on_connection` reports `lost` before and `up` after, so the TUI loads its session again
+ *   and resubscribes with `after_seq` (and is answered `truncated`);
+ * - `close` ends the backend this client started (the in-process host, or the child process) and
+ *   is idempotent.
+ */
+export interface TuiClient {
+  readonly epoch: string;
+  /** A short word for the status line: `local`, or `serve` for `--connect`. */
+  readonly mode: 'local' | 'serve';
+  create(options?: { title?: string; approval_mode?: ApprovalMode }): Promise<SessionInfo>;
+  load(session_id: string): Promise<SessionInfo>;
+  list(): Promise<SessionInfo[]>;
+  get(session_id: string): Promise<SessionInfo>;
+  history(session_id: string): Promise<Message[]>;
+  prompt(
+    session_id: string,
+    input: string,
+    options?: { client_request_id?: string },
+  ): Promise<TurnTicket>;
+  follow_up(session_id: string, text: string): Promise<TurnTicket>;
+  steer(session_id: string, text: string): Promise<void>;
+  abort(session_id: string): Promise<boolean>;
+  subscribe(
+    session_id: string,
+    listener: (event: HostEvent) => void,
+    options?: SubscribeOptions,
+  ): Promise<Subscription>;
+  respond_permission(request_id: string, option: PermissionOption): Promise<boolean>;
+  set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void>;
+  commands(session_id: string): Promise<CommandInfo[]>;
+  run_command(session_id: string, name: string, args?: string): Promise<CommandResult>;
+  /** Reports connection changes; returns a function that stops the reports. */
+  on_connection(listener: (state: ConnectionState) => void): () => void;
+  close(): Promise<void>;
+}

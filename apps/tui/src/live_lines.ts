@@ -1,0 +1,79 @@
+/**
+ * The live region's lines: the answer's tail being written, reasoning, running tools with a
+ * spinner, follow-ups waiting in the queue. Kept under a height the screen gives, so the region
+ * never grows taller than the terminal (ink would then clear the whole screen at every frame,
+ * scrollback included): when it would, its top is cut and a line says how much is above.
+ */
+import { render_markdown, wrap_lines } from './markdown_lines.js';
+import type { Palette } from './palette.js';
+import type { TuiState } from './state_types.js';
+import { fit, format_duration } from './text_fit.js';
+import { tool_subject } from './tool_summary.js';
+
+/** Spinner frames; the screen picks one by time. */
+export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** What the live region is drawn from. */
+export interface LiveInput {
+  state: TuiState;
+  palette: Palette;
+  width: number;
+  /** The most lines the region may take. */
+  max_lines: number;
+  now: number;
+}
+
+const COLLAPSED_REASONING_LINES = 3;
+
+function spinner(now: number): string {
+  return SPINNER[Math.floor(now / 80) % SPINNER.length]!;
+}
+
+/** The live region's lines, at most `max_lines` of them (at least 1 when there is anything). */
+export function live_lines(input: LiveInput): string[] {
+  const { state, palette, width, now } = input;
+  const turn = state.turn;
+  const head: string[] = [];
+  const body: string[] = [];
+  const foot: string[] = [];
+  if (turn !== null) {
+    if (turn.reasoning.trim() !== '') {
+      const lines = wrap_lines(turn.reasoning.trim(), width - 2);
+      const shown = state.reasoning_expanded ? lines : lines.slice(-COLLAPSED_REASONING_LINES);
+      head.push(...shown.map((line) => palette.dim(palette.italic(`∴ ${line}`))));
+    }
+    if (turn.text.trim() !== '') body.push(...render_markdown(turn.text, { width, palette }));
+    for (const tool of turn.tools) {
+      const clock = format_duration(now - tool.started_at);
+      const subject = fit(tool_subject(tool.name, tool.args), width - 5 - clock.length);
+      foot.push(`${palette.cyan(spinner(now))} ${subject} ${palette.dim(clock)}`);
+    }
+    const waiting_for_permission = state.permissions.length > 0;
+    if (turn.tools.length === 0 && turn.text.trim() === '' && !waiting_for_permission) {
+      const clock = format_duration(now - turn.started_at);
+      const what = turn.reasoning.trim() === '' ? 'thinking' : 'reasoning';
+      foot.push(
+        `${palette.cyan(spinner(now))} ${palette.dim(`${what}… ${clock} · Esc to interrupt`)}`,
+      );
+    }
+  }
+  for (const entry of state.steering) {
+    foot.push(palette.dim(fit(`↳ steering: ${entry.replace(/\s+/g, ' ')}`, width)));
+  }
+  for (const entry of state.queued) {
+    foot.push(palette.dim(fit(`⧗ queued: ${entry.text.replace(/\s+/g, ' ')}`, width)));
+  }
+  const room = Math.max(1, input.max_lines);
+  let lines = [...head, ...body, ...foot];
+  if (lines.length > room) {
+    // Cut the top of the answer (and reasoning): the bottom is what is being written.
+    const upper = [...head, ...body];
+    const keep = Math.max(0, room - 1 - foot.length);
+    const hidden = upper.length - keep;
+    const note = palette.dim(
+      fit(`… ${hidden} more line${hidden === 1 ? '' : 's'} above (all shown when finished)`, width),
+    );
+    lines = [note, ...upper.slice(upper.length - keep), ...foot].slice(-room);
+  }
+  return lines;
+}

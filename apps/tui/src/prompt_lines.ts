@@ -1,0 +1,209 @@
+/**
+ * The bottom of the screen: the input editor with its cursor, the completion list, a pending
+ * permission request, and the status line. Pure functions of state to lines.
+ */
+import type { CommandInfo, SessionInfo } from '@lich/agent';
+import string_width from 'string-width';
+import { type CompletionSources, chip_label, completions, type EditorState } from './editor.js';
+import type { Palette } from './palette.js';
+import type { PermissionView, StatusView } from './state_types.js';
+import { fit, format_tokens } from './text_fit.js';
+
+/** The most editor lines shown; the view follows the cursor. */
+const MAX_INPUT_LINES = 8;
+
+/** Splits `line` into rows of `width` columns (by character, so the cursor maps exactly). */
+function rows_of(line: string, width: number): string[] {
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  for (const char of line) {
+    const size = string_width(char);
+    if (used + size > width) {
+      rows.push(row);
+      row = '';
+      used = 0;
+    }
+    row += char;
+    used += size;
+  }
+  rows.push(row);
+  return rows;
+}
+
+/**
+ * The editor's lines: `› ` then the text, the cursor drawn as an inverse cell (the terminal's
+ * own cursor stays hidden, so nothing fights over it). Chips are dimmed. In reverse search,
+ * the query and the entry it found.
+ */
+export function input_lines(
+  editor: EditorState,
+  palette: Palette,
+  width: number,
+  options: { placeholder?: string; focused?: boolean } = {},
+): string[] {
+  const focused = options.focused ?? true;
+  if (editor.search !== null) {
+    const found = editor.search.match === null ? '' : (editor.history[editor.search.match] ?? '');
+    const label = `(search) '${editor.search.query}': `;
+    return [palette.dim(label) + fit(found.replace(/\n/g, ' ⏎ '), width - string_width(label))];
+  }
+  const inner = Math.max(10, width - 2);
+  if (editor.text === '' && options.placeholder && focused) {
+    return [
+      `${palette.cyan('›')} ${palette.inverse(' ')}${palette.dim(fit(options.placeholder, inner - 1))}`,
+    ];
+  }
+  const marker = '\u0000';
+  const marked = `${editor.text.slice(0, editor.cursor)}${marker}${editor.text.slice(editor.cursor)}`;
+  const rows = marked.split('\n').flatMap((line) => rows_of(line, inner - 1));
+  let cursor_row = rows.findIndex((row) => row.includes(marker));
+  const styled = rows.map((row) => {
+    const at = row.indexOf(marker);
+    if (at === -1) return row;
+    const after = row.slice(at + 1);
+    const under = after === '' ? ' ' : [...after][0]!;
+    const cursor = focused ? palette.inverse(under) : under;
+    return (
+      row.slice(0, at) + cursor + after.slice(under === ' ' && after === '' ? 0 : under.length)
+    );
+  });
+  let shown = styled;
+  if (styled.length > MAX_INPUT_LINES) {
+    const start = Math.min(
+      Math.max(0, cursor_row - MAX_INPUT_LINES + 1),
+      styled.length - MAX_INPUT_LINES,
+    );
+    shown = styled.slice(start, start + MAX_INPUT_LINES);
+    cursor_row -= start;
+  }
+  const chips = editor.pastes.map(chip_label);
+  return shown.map((row, index) => {
+    let text = row;
+    for (const chip of chips) text = text.split(chip).join(palette.dim(chip));
+    return `${index === 0 ? palette.cyan('›') : ' '} ${text}`;
+  });
+}
+
+/** Up to five completions for what is being typed, with a command's description. */
+export function completion_lines(
+  editor: EditorState,
+  sources: CompletionSources,
+  commands: readonly CommandInfo[],
+  palette: Palette,
+  width: number,
+): string[] {
+  if (editor.search !== null) return [];
+  const offered = completions(editor, sources);
+  if (offered === null || offered.candidates.length === 0) return [];
+  const { candidates, selected } = offered;
+  if (candidates.length === 1 && editor.cycle === null && offered.typed === candidates[0])
+    return [];
+  const lines = candidates.slice(0, 5).map((candidate, index) => {
+    const command = commands.find((entry) => `/${entry.name}` === candidate);
+    const hint = command
+      ? `  ${command.argument_hint ? `${command.argument_hint} ` : ''}${command.description}`
+      : '';
+    const text = fit(`${candidate}${hint}`, width - 2);
+    return `  ${index === selected ? palette.inverse(text) : palette.dim(text)}`;
+  });
+  if (candidates.length > 5) lines.push(palette.dim(`  … ${candidates.length - 5} more (Tab)`));
+  return lines;
+}
+
+const OPTION_KEYS: Record<string, { key: string; label: string }> = {
+  allow_once: { key: '1', label: 'allow once' },
+  allow_always: { key: '2', label: 'allow always' },
+  reject_once: { key: '3', label: 'reject' },
+  reject_always: { key: '4', label: 'reject always' },
+};
+
+/** The keys that answer a permission request, option by option (`y`, `a`, `n` as well). */
+export const PERMISSION_KEYS: Record<string, string> = {
+  '1': 'allow_once',
+  y: 'allow_once',
+  '2': 'allow_always',
+  a: 'allow_always',
+  '3': 'reject_once',
+  n: 'reject_once',
+  '4': 'reject_always',
+};
+
+/** A permission request, answered with one key. */
+export function permission_lines(
+  request: PermissionView,
+  waiting: number,
+  palette: Palette,
+  width: number,
+): string[] {
+  const title = `${palette.yellow('?')} ${palette.bold(fit(`Allow ${request.title}?`, width - 2))}`;
+  const choices = request.options
+    .map((option) => OPTION_KEYS[option])
+    .filter((entry) => entry !== undefined)
+    .map((entry) => `${palette.bold(entry.key)} ${entry.label}`)
+    .join(palette.dim(' · '));
+  const more = waiting > 1 ? palette.dim(` (+${waiting - 1} waiting)`) : '';
+  return [title, `  ${choices}${more}`];
+}
+
+/** The facts the status line shows. */
+export interface StatusInput {
+  session: SessionInfo | null;
+  status: StatusView;
+  mode: 'local' | 'serve';
+  /** A message that replaces the hints for a moment (`Ctrl+C again to quit`). */
+  hint?: string | null;
+}
+
+/**
+ * The status line: model, provider, tokens in and out, context used, session id, approval mode,
+ * sandbox, retries and failovers. Parts that do not fit the width are left out, least useful
+ * first; at 60 columns the model, tokens and context stay.
+ */
+export function status_line(input: StatusInput, palette: Palette, width: number): string {
+  if (input.hint) return palette.yellow(fit(input.hint, width));
+  const { session, status } = input;
+  if (session === null)
+    return palette.dim(
+      fit(input.mode === 'serve' ? 'connecting to lich serve…' : 'starting…', width),
+    );
+  const usage = status.usage_total;
+  const parts: { text: string; keep: number }[] = [
+    { text: session.model, keep: 9 },
+    { text: session.provider, keep: 4 },
+    {
+      text: `↑${format_tokens(usage.input_tokens)} ↓${format_tokens(usage.output_tokens)}`,
+      keep: 8,
+    },
+  ];
+  if (status.context_tokens !== undefined && status.context_window) {
+    const percent = Math.min(
+      999,
+      Math.round((status.context_tokens / status.context_window) * 100),
+    );
+    parts.push({ text: `ctx ${percent}%`, keep: 7 });
+  }
+  // the id's random tail tells sessions apart
+  parts.push({ text: session.session_id.slice(-8), keep: 2 });
+  parts.push({ text: session.approval_mode, keep: 6 });
+  if (status.sandboxed !== null)
+    parts.push({ text: status.sandboxed ? 'sandbox on' : 'sandbox off', keep: 5 });
+  if (status.retries > 0)
+    parts.push({ text: `${status.retries} retr${status.retries === 1 ? 'y' : 'ies'}`, keep: 6 });
+  if (status.failovers > 0)
+    parts.push({
+      text: `${status.failovers} failover${status.failovers === 1 ? '' : 's'}`,
+      keep: 7,
+    });
+  if (input.mode === 'serve') parts.push({ text: 'serve', keep: 1 });
+  const separator = ' · ';
+  let shown = parts;
+  const length = (list: typeof parts) =>
+    string_width(list.map((part) => part.text).join(separator));
+  while (shown.length > 1 && length(shown) > width) {
+    const lowest = Math.min(...shown.map((part) => part.keep));
+    const index = shown.findLastIndex((part) => part.keep === lowest);
+    shown = shown.filter((_, at) => at !== index);
+  }
+  return palette.dim(fit(shown.map((part) => part.text).join(separator), width));
+}

@@ -1,0 +1,112 @@
+/**
+ * Runs the TUI on a terminal until the person leaves: draws the first frame with the prompt at
+ * once, opens the session behind it, and on the way out restores the terminal and closes the
+ * client (and the backend it started).
+ */
+import { render } from 'ink';
+import { App } from './app.js';
+import type { TuiClient } from './client.js';
+import { type OpenSession, TuiController } from './controller.js';
+import { index_files } from './file_index.js';
+import { append_history, history_path, read_history } from './input_history.js';
+import { make_palette, wants_color } from './palette.js';
+import { initial_state } from './state.js';
+import { create_store } from './store.js';
+import { attach_terminal, type KeySource } from './terminal_input.js';
+
+type TtyOut = NodeJS.WriteStream;
+type TtyIn = NodeJS.ReadStream;
+
+/** How `run_tui` is started. */
+export interface RunTuiOptions {
+  /** The backend: `create_host_client(host)` or `create_serve_client(...)`. */
+  client: TuiClient;
+  /** Which session to open; a new one by default. */
+  open?: OpenSession;
+  work_dir: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  stdin?: TtyIn;
+  stdout?: TtyOut;
+  /** Keys from somewhere else than `stdin` (benches and tests). */
+  keys?: KeySource;
+  /** Where the input history is kept; null keeps none. Default: `<work_dir>/.lich/tui_history.jsonl`. */
+  history_file?: string | null;
+  /** Reasoning shown in full from the start. */
+  show_reasoning?: boolean;
+  /** Called once the first frame is on screen (for the start-up bench). */
+  on_first_frame?: () => void;
+}
+
+/**
+ * Runs the TUI and resolves with the exit code: 0 when the person leaves (`/quit`, Ctrl+C twice,
+ * Ctrl+D), 1 when the session cannot be opened or the backend fails for good, 129/143 on
+ * SIGHUP/SIGTERM. Contract: the terminal is restored (raw mode and bracketed paste off, cursor
+ * shown) and the client closed before it resolves; it never rejects.
+ */
+export async function run_tui(options: RunTuiOptions): Promise<number> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const env = options.env ?? process.env;
+  const palette = make_palette({ color: wants_color(env) && stdout.isTTY === true });
+  const store = create_store({
+    initial: initial_state({ reasoning_expanded: options.show_reasoning === true }),
+  });
+  const controller = new TuiController(options.client, store);
+  const terminal = options.keys === undefined ? attach_terminal(stdin, stdout) : null;
+  const keys = options.keys ?? terminal!;
+  const history_file =
+    options.history_file === undefined ? history_path(options.work_dir) : options.history_file;
+
+  const history = history_file === null ? [] : await read_history(history_file);
+  const files = index_files(options.work_dir);
+  const on_signal = (code: number) => () => controller.exit(code);
+  const on_hangup = on_signal(129);
+  const on_term = on_signal(143);
+  process.on('SIGHUP', on_hangup);
+  process.on('SIGTERM', on_term);
+
+  let first = true;
+  const instance = render(
+    <App
+      controller={controller}
+      keys={keys}
+      palette={palette}
+      history={history}
+      files={files.files}
+      {...(history_file === null
+        ? {}
+        : { on_history: (entry: string) => void append_history(history_file, entry) })}
+    />,
+    {
+      stdout,
+      stdin,
+      exitOnCtrlC: false,
+      patchConsole: true,
+      // Not `incrementalRendering`: in ink 6.8 it rewrites the frame one line too low when the
+      // frame ends with a newline (as every frame on the main screen does), leaving stale rows.
+      // Host events are already batched at ~30 fps by the store; a keystroke renders at once.
+      maxFps: 120,
+      onRender: () => {
+        if (!first) return;
+        first = false;
+        options.on_first_frame?.();
+      },
+    },
+  );
+
+  controller.start(options.open ?? { kind: 'new' }).catch((error: unknown) => {
+    const text = error instanceof Error ? error.message : String(error);
+    store.dispatch({ type: 'notice', level: 'error', text: `could not open the session: ${text}` });
+    controller.exit(1);
+  });
+
+  const code = await controller.exited;
+  store.flush();
+  instance.unmount();
+  await instance.waitUntilExit().catch(() => undefined);
+  terminal?.detach();
+  process.off('SIGHUP', on_hangup);
+  process.off('SIGTERM', on_term);
+  await controller.close().catch(() => undefined);
+  return code;
+}

@@ -1,0 +1,132 @@
+/**
+ * The shapes of the TUI's state: finished blocks (written once into the terminal's scrollback),
+ * the live turn (re-rendered as it grows), pending permission requests, queued input and the
+ * status line's facts. Plain data, no functions, so a state can be compared and logged.
+ */
+import type { HostEvent, PermissionOption, SessionInfo, TurnStopReason } from '@lich/agent';
+import type { Message, Usage } from '@lich/core';
+
+/** One tool call as the screen shows it: running (no `ok` yet) or finished. */
+export interface ToolView {
+  tool_call_id: string;
+  name: string;
+  args: unknown;
+  /** When the call started (ms since the epoch), for the running spinner's clock. */
+  started_at: number;
+  ok?: boolean;
+  output?: string;
+  error?: string;
+  duration_ms?: number;
+  sandboxed?: boolean;
+  /** The call never finished: its turn ended (an abort) or its events were lost. */
+  interrupted?: boolean;
+}
+
+/** A finished piece of the transcript. `id` is unique within a state's lifetime. */
+export type Block =
+  | { kind: 'user'; id: number; text: string; via: 'prompt' | 'follow_up' | 'steer' }
+  /** A finished piece of an answer, in markdown, cut at a safe point. */
+  | { kind: 'answer'; id: number; text: string }
+  /** Reasoning, shown in full (`expanded`) or as its first line. */
+  | { kind: 'reasoning'; id: number; text: string; expanded: boolean }
+  | { kind: 'tool'; id: number; tool: ToolView }
+  | { kind: 'notice'; id: number; level: 'info' | 'warn' | 'error'; text: string }
+  | { kind: 'command'; id: number; name: string; ok: boolean; output: string }
+  /** A turn that ended otherwise than with an answer. */
+  | { kind: 'turn_end'; id: number; stop_reason: TurnStopReason; error?: string }
+  /** Something collapsed before (a diff, reasoning), printed in full on request. */
+  | { kind: 'expanded'; id: number; title: string; text: string; diff: boolean };
+
+/** The run in flight, as far as this client has seen it. */
+export interface LiveTurn {
+  turn_id: string;
+  started_at: number;
+  /** Answer text not yet moved into a block (the tail after the last safe split). */
+  text: string;
+  /** All answer text of the current model message, flushed or not (to reconcile on completion). */
+  message_text: string;
+  /** Reasoning not yet moved into a block. */
+  reasoning: string;
+  /** Whether this message streamed any reasoning. */
+  message_reasoned: boolean;
+  /** Whether the turn showed any answer text. */
+  answered: boolean;
+  /** Tool calls started and not finished, in start order. */
+  tools: ToolView[];
+}
+
+/** A permission request waiting for an answer. */
+export interface PermissionView {
+  request_id: string;
+  turn_id: string;
+  tool_call_id: string;
+  tool: string;
+  title: string;
+  args: unknown;
+  options: readonly PermissionOption[];
+}
+
+/** What the status line shows besides the session's own facts. */
+export interface StatusView {
+  usage_total: Usage;
+  context_tokens?: number;
+  context_window?: number;
+  retries: number;
+  failovers: number;
+  /** The last retry or failover, in a few words. */
+  last_provider_note: string | null;
+  /** Whether the last command ran in the OS sandbox; null before any did. */
+  sandboxed: boolean | null;
+}
+
+/** The whole state of the TUI's transcript and status. */
+export interface TuiState {
+  session: SessionInfo | null;
+  /** The epoch and seq of the last host event applied: where a resubscription resumes. */
+  epoch: string | null;
+  last_seq: number | null;
+  /** An event was missed (a seq gap, another epoch): the client should resubscribe. */
+  needs_resync: boolean;
+  blocks: Block[];
+  /** Grows at each `/clear`: the screen starts a new transcript (scrollback keeps the old). */
+  generation: number;
+  next_id: number;
+  turn: LiveTurn | null;
+  permissions: PermissionView[];
+  /** Follow-ups sent while a run was in flight, until their turn starts. */
+  queued: { text: string; client_request_id: string }[];
+  /** Steering text sent, until the run takes it. */
+  steering: string[];
+  status: StatusView;
+  /** Whether reasoning is shown in full (Ctrl+T). */
+  reasoning_expanded: boolean;
+  /** The last thing shown collapsed that Ctrl+O can print in full. */
+  expandable: { title: string; text: string; diff: boolean } | null;
+}
+
+/** What changes the state: a host event, or something the person or the client did. */
+export type TuiAction =
+  | { type: 'host'; event: HostEvent; at: number }
+  /** A session was opened (new, resumed, or after `/clear`): its history becomes blocks. */
+  | { type: 'session_opened'; info: SessionInfo; epoch: string; history: readonly Message[] }
+  /**
+   * The client subscribed again after losing the stream. `truncated`: the host no longer held
+   * the missed events; `history` is the session's conversation, fetched again.
+   */
+  | {
+      type: 'resynced';
+      epoch: string;
+      truncated: boolean;
+      info?: SessionInfo;
+      history?: readonly Message[];
+      at: number;
+    }
+  | { type: 'notice'; level: 'info' | 'warn' | 'error'; text: string }
+  | { type: 'command_output'; name: string; ok: boolean; output: string }
+  | { type: 'queued'; text: string; client_request_id: string }
+  /** A queued follow-up was refused: it leaves the queue. */
+  | { type: 'unqueued'; client_request_id: string }
+  | { type: 'steer_sent'; text: string }
+  | { type: 'clear' }
+  | { type: 'toggle_reasoning' }
+  | { type: 'expand' };
