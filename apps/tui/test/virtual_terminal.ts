@@ -4,7 +4,10 @@
  * movement, erasing, wrapping and resizing, rather than the raw writes.
  */
 import { EventEmitter } from 'node:events';
-import xterm from '@xterm/headless';
+import { createRequire } from 'node:module';
+
+// A CommonJS package whose typings declare named exports only: loaded through `require`.
+const xterm = createRequire(import.meta.url)('@xterm/headless') as typeof import('@xterm/headless');
 
 /** A fake TTY stdout wired to a headless xterm. */
 export class VirtualTerminal {
@@ -82,6 +85,17 @@ export class VirtualTerminal {
     for (let index = 0; index < buffer.length; index += 1) lines.push(this.line(index));
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     return lines;
+  }
+
+  /** Whether the program ever erased the display or the scrollback (`ESC [2J`, `ESC [3J`). */
+  cleared(): boolean {
+    const all = this.writes.join('');
+    return all.includes('\u001B[2J') || all.includes('\u001B[3J');
+  }
+
+  /** Whether any write set a foreground colour (`ESC [3xm`, `ESC [9xm`). */
+  coloured(): boolean {
+    return /\[(3[0-8]|9[0-7])m/.test(this.writes.join('').replaceAll('\u001B', ''));
   }
 
   /** The screen as one text, for `toContain` and snapshots. */
