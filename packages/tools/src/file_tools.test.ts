@@ -316,6 +316,25 @@ describe('glob', () => {
     expect((await run('glob', { pattern: '*', path: '../..' })).ok).toBe(false);
   });
 
+  it('returns files inside folders whose names are not UTF-8, marked as list_dir marks them', async () => {
+    const raw = (...parts: (string | number[])[]) =>
+      Buffer.concat(
+        parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))),
+      );
+    await mkdir(raw(work, '/src/bad-', [0xff]));
+    await writeFile(raw(work, '/src/bad-', [0xff], '/inner.ts'), '');
+    await writeFile(raw(work, '/src/odd-', [0xfe], '.ts'), '');
+    const result = await run('glob', { pattern: '**/*.ts' });
+    expect(result.output.split('\n')).toEqual([
+      'src/a.ts',
+      'src/bad-\uFFFD/inner.ts [name is not valid UTF-8]',
+      'src/lib/b.ts',
+      'src/odd-\uFFFD.ts [name is not valid UTF-8]',
+    ]);
+    const listed = await run('list_dir', { path: 'src' });
+    expect(listed.output).toContain('bad-\uFFFD [name is not valid UTF-8]/');
+  });
+
   it('does not follow links out of the work dir', async () => {
     await mkdir(join(base, 'outside'));
     await writeFile(join(base, 'outside', 'secret.ts'), '');

@@ -1,10 +1,8 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Tool, ToolOutput } from '@lich/core';
-import type { FileSystemAdapter } from 'tinyglobby';
 import { z } from 'zod';
 import { GitIgnoreFilter } from './gitignore.js';
+import { GlobFileSystem, NOT_UTF8_MARK } from './glob_fs.js';
 import { PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
@@ -25,36 +23,13 @@ const parameters = z
 /** Arguments of `glob`. */
 export type GlobArgs = z.infer<typeof parameters>;
 
-type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
-
-/**
- * A `node:fs` stand-in for tinyglobby whose folder listings leave out what `.gitignore` ignores,
- * so ignored folders (`node_modules/`, `dist/`) are never even walked.
- */
-function ignoring_fs(filter: GitIgnoreFilter): FileSystemAdapter {
-  const keep = (folder: string, entries: Dirent[]): Dirent[] => {
-    const base = resolve(folder);
-    return entries.filter((entry) => !filter.ignores(join(base, entry.name), entry.isDirectory()));
-  };
-  // fdir calls only these two, with exactly these arguments; Node's overload set cannot be matched
-  const adapter = {
-    readdir: (path: string, options: { withFileTypes: true }, callback: ReaddirCallback) => {
-      readdir(path, options, (error, entries) => {
-        if (error) callback(error, []);
-        else callback(null, keep(path, entries));
-      });
-    },
-    readdirSync: (path: string, options: { withFileTypes: true }) =>
-      keep(path, readdirSync(path, options)),
-  };
-  return adapter as unknown as FileSystemAdapter;
-}
-
 /**
  * `glob { pattern, path? }`: files whose path matches a glob, relative to the work dir, sorted.
  *
  * Contract: files only; `.gitignore`d paths and `.git/` left out, hidden files only when the
- * pattern names them (`.github/**`); symbolic links are not followed; a pattern that is absolute
+ * pattern names them (`.github/**`); symbolic links are not followed; paths through a name that
+ * is not valid UTF-8 are returned (U+FFFD in place of the bad bytes) and marked as `list_dir`
+ * marks such names; a pattern that is absolute
  * or climbs out with `..` is refused, as is a `path` the guard refuses; at most `GLOB_MAX_RESULTS`
  * paths, the rest counted; honours the abort signal.
  */
@@ -78,6 +53,7 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
     }
     // loaded on first use: tinyglobby brings fdir and picomatch, which most runs never need
     const { glob: tiny_glob } = await import('tinyglobby');
+    const file_system = new GlobFileSystem(new GitIgnoreFilter());
     const found = await tiny_glob(pattern, {
       cwd: base.path,
       onlyFiles: true,
@@ -85,7 +61,7 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
       followSymbolicLinks: false,
       expandDirectories: false,
       signal: context.signal,
-      fs: ignoring_fs(new GitIgnoreFilter()),
+      fs: file_system.adapter,
     });
     context.signal.throwIfAborted();
     const relative = found
@@ -93,7 +69,11 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
       .filter((path) => !path.startsWith('../') && !path.split('/').includes('.git'));
     relative.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (relative.length === 0) return `No files match ${pattern} in ${shown}.`;
-    const kept = relative.slice(0, GLOB_MAX_RESULTS);
+    const kept = relative
+      .slice(0, GLOB_MAX_RESULTS)
+      .map((path) =>
+        file_system.is_marked(join(base.work_dir, path)) ? `${path}${NOT_UTF8_MARK}` : path,
+      );
     const more = relative.length - kept.length;
     return more > 0
       ? `${kept.join('\n')}\n(${more} more files not shown; narrow the pattern)`

@@ -1,6 +1,7 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { decode_name, NOT_UTF8_MARK } from './glob_fs.js';
 import { error_text, PathGuardError } from './guard.js';
 import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
@@ -71,11 +72,7 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
 });
 
 function describe_name(raw: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    return `${raw.toString('utf8')} [name is not valid UTF-8]`;
-  }
+  return decode_name(raw) ?? `${raw.toString('utf8')}${NOT_UTF8_MARK}`;
 }
 
 /** A byte count for people: `512 B`, `1.2 KB`, `3.4 MB`. */
