@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
@@ -48,7 +49,8 @@ export interface GrepResult {
  * Searches file contents under the work dir: `path:line:text` per matching line (paths relative to
  * the work dir), `path-line-text` for context lines, `--` between groups.
  *
- * Contract: never throws. A refused path, a missing path, a bad pattern or glob, or `engine: 'rg'`
+ * Contract: never throws. A refused path, a missing path, a FIFO, socket or device (refused before
+ * anything opens it, so nothing blocks), a bad pattern or glob, or `engine: 'rg'`
  * without ripgrep installed give `ok: false` and a message. Files are taken in path order; hidden
  * files, `.gitignore`d paths, symbolic links and binary files are skipped (a glob that matches a
  * file overrides the first two, as `rg -g` does). At most `max_matches` matching lines
@@ -79,7 +81,13 @@ export async function grep_search(options: GrepOptions): Promise<GrepResult> {
   if (!guarded.exists) return fail(`'${shown}' does not exist.`);
   let is_file: boolean;
   try {
-    is_file = !(await stat(guarded.path)).isDirectory();
+    const stats = await stat(guarded.path);
+    const kind = special_kind(stats);
+    if (kind !== undefined) {
+      // opening a FIFO blocks until a writer comes, and a device may never end: refuse at once
+      return fail(`'${shown}' is ${kind}, not a regular file; grep searches files and folders.`);
+    }
+    is_file = !stats.isDirectory();
   } catch (error) {
     return fail(`'${shown}': ${error_text(error)}`);
   }
@@ -119,6 +127,15 @@ export async function grep_search(options: GrepOptions): Promise<GrepResult> {
   }
   if (run.skipped !== undefined) output += `\n(${run.skipped})`;
   return { ok: true, output, engine, matches: collector.matches, files: collector.file_count };
+}
+
+/** What a path that is neither a regular file nor a folder is, said for the model. */
+function special_kind(stats: Stats): string | undefined {
+  if (stats.isFile() || stats.isDirectory()) return undefined;
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  return 'a special file';
 }
 
 const parameters = z

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +173,34 @@ describe('grep', () => {
       expect((await search({ pattern: 'x', path: 'src/outside_link', engine })).ok).toBe(false);
     }
   });
+
+  it('refuses a FIFO or a device node at once, and skips them inside a folder', async () => {
+    const special = join(base, 'special');
+    await mkdir(special);
+    await writeFile(join(special, 'plain.txt'), 'needle plain\n');
+    execFileSync('mkfifo', [join(special, 'pipe')]);
+    // a character device needs root to make; CI runs as root
+    const root = process.getuid?.() === 0;
+    if (root) execFileSync('mknod', [join(special, 'zero'), 'c', '1', '5']);
+    const in_special = (options: Omit<GrepOptions, 'work_dir'>) =>
+      grep_search({ work_dir: special, ...options });
+    for (const engine of ['rg', 'js'] as const) {
+      const started = Date.now();
+      const fifo = await in_special({ pattern: 'x', path: 'pipe', engine });
+      expect(fifo.ok, engine).toBe(false);
+      expect(fifo.output).toBe(
+        "'pipe' is a FIFO, not a regular file; grep searches files and folders.",
+      );
+      if (root) {
+        const device = await in_special({ pattern: 'x', path: 'zero', engine });
+        expect(device.ok, engine).toBe(false);
+        expect(device.output).toContain("'zero' is a device, not a regular file");
+      }
+      const folder = await in_special({ pattern: 'needle', engine });
+      expect(folder, engine).toMatchObject({ ok: true, output: 'plain.txt:1:needle plain' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+  }, 20_000);
 
   it('runs as a tool through the executor, and stops when aborted', async () => {
     const registry = new ToolRegistry();
