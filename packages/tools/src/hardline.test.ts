@@ -72,6 +72,42 @@ describe('check_hardline refuses', () => {
     'eval "rm -rf /"',
     'bash -c "bash -c \'rm -rf /\'"',
     'echo / | xargs rm -rf /',
+    // input piped into xargs is read when it is a literal echo or printf
+    'echo / | xargs rm -rf',
+    "printf '/\\n' | xargs -I{} rm -rf {}",
+    'printf "%s\\n" / | xargs rm -rf',
+    'echo ~ | xargs -0 rm -rf',
+    // a command word only known when it runs, with arguments that make it a recursive rm of /
+    '$(echo rm) -rf /',
+    '`echo rm` -rf /',
+    '"$(which rm)" -rf /',
+    '$RM -rf /',
+    // variables set earlier on the line
+    'x=/; rm -rf $x',
+    'x=/; rm -rf "$x"',
+    'x=/ && rm -rf $x/*',
+    'export x=/; rm -rf $x',
+    'a=/; b=$a; rm -rf "$b"',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+    'target=~; rm -rf ${target}',
+    'x=rm; $x -rf /',
+    'for d in build /; do rm -rf "$d"; done',
+    // a folder changed to, then a wildcard or a climb
+    'cd / && rm -rf *',
+    'cd /; rm -rf *',
+    'cd / || exit; rm -rf .*',
+    '(cd / && rm -rf ./*)',
+    'cd && rm -rf *',
+    'cd ~ && rm -rf .',
+    'cd /tmp && rm -rf ..',
+    'cd /usr && cd .. && rm -rf *',
+    'pushd / && rm -rf *',
+    'cd / && find . -delete',
+    // find running rm on its own starting point
+    'find / -maxdepth 0 -exec rm -rf {} \\;',
+    'find / -exec rm -rf {} +',
+    'find ~ -maxdepth 0 -execdir rm -r {} ;',
+    'find / -delete',
   ])('rm: %s', (command) => {
     expect(rule_of(command)).toBe('rm_root');
   });
@@ -83,6 +119,8 @@ describe('check_hardline refuses', () => {
     '/sbin/mkfs.vfat disk.img',
     'mke2fs /dev/sdc',
     'echo x && mkfs.btrfs /dev/vdb',
+    '$(echo mkfs) /dev/sda1',
+    'm=mkfs.ext4; $m /dev/sdb',
   ])('mkfs: %s', (command) => {
     expect(rule_of(command)).toBe('mkfs');
   });
@@ -105,6 +143,10 @@ describe('check_hardline refuses', () => {
     'shred /dev/sda',
     'wipefs -a /dev/sdb',
     'exec 3> /dev/sda',
+    '$(echo dd) if=/dev/zero of=/dev/sda',
+    '`echo dd` of=/dev/nvme0n1',
+    'd=/dev/sda; dd if=/dev/zero of=$d',
+    'echo /dev/sda | xargs -I{} dd if=/dev/zero of={}',
   ])('block device: %s', (command) => {
     expect(rule_of(command)).toBe('block_device');
   });
@@ -129,6 +171,16 @@ describe('check_hardline refuses', () => {
     expect(found?.message).toMatch(/not run/);
     expect(check_hardline('rm -rf $HOME', { home: HOME })?.message).toMatch(/home directory/);
     expect(check_hardline('dd if=x of=/dev/sda', { home: HOME })?.message).toMatch(/\/dev\/sda/);
+  });
+
+  it('resolves relative paths against the work dir it is given', () => {
+    const in_work = (command: string) =>
+      check_hardline(command, { home: HOME, cwd: '/home/ada/project' })?.rule;
+    expect(in_work('rm -rf ../../..')).toBe('rm_root');
+    expect(in_work('rm -rf ..')).toBe('rm_root'); // the home directory
+    expect(in_work('cd .. && rm -rf *')).toBe('rm_root');
+    expect(in_work('rm -rf ../other')).toBeUndefined();
+    expect(in_work('rm -rf *')).toBeUndefined();
   });
 
   it('refuses shells nested beyond what it checks', () => {
@@ -178,6 +230,24 @@ describe('check_hardline lets through', () => {
     'npm test # rm -rf /',
     'echo $(( 1 + 2 ))',
     'node -e "console.log(1)"',
+    'find . -name node_modules | xargs rm -rf',
+    'echo build dist | xargs rm -rf',
+    "printf 'build\\n' | xargs -I{} rm -rf {}",
+    'find ~ -type d -name __pycache__ -exec rm -rf {} +',
+    'find / -name "*.pyc" -delete',
+    'find /tmp/x -maxdepth 0 -exec rm -rf {} \\;',
+    'x=build; rm -rf $x',
+    'x=/; rm -rf $x/build',
+    'rm -rf $unset_variable',
+    '$CC -o main main.c',
+    '$(which node) script.js /',
+    '"$EDITOR" /etc/hosts',
+    'cd /tmp && rm -rf build',
+    'cd / && ls *',
+    'cd /tmp/project && rm -rf *',
+    'cd $dir && rm -rf *',
+    'cd build && rm -rf *',
+    'x=/ rm -rf $x',
   ])('%s', (command) => {
     expect(check_hardline(command, { home: HOME })).toBeUndefined();
   });

@@ -8,6 +8,16 @@ import {
   split_commands,
   strip_prefix,
 } from './shell_commands.js';
+import {
+  apply_command,
+  copy_state,
+  expand_word,
+  expand_words,
+  find_runs,
+  resolve_from,
+  type ShellState,
+  xargs_runs,
+} from './shell_expand.js';
 import { HOME_MARK, parse_shell, type ShellToken, UNKNOWN_MARK } from './shell_words.js';
 
 /** Which hardline rule a command broke. */
@@ -79,7 +89,11 @@ function is_recursive_flag(word: string): boolean {
   return /^-[A-Za-z]*[rR]/.test(word);
 }
 
-function check_rm(words: readonly string[], home: string): HardlineViolation | undefined {
+function check_rm(
+  words: readonly string[],
+  home: string,
+  cwd: string | undefined,
+): HardlineViolation | undefined {
   let recursive = false;
   const operands: string[] = [];
   let options_done = false;
@@ -91,11 +105,14 @@ function check_rm(words: readonly string[], home: string): HardlineViolation | u
   }
   if (!recursive) return undefined;
   for (const target of operands) {
-    const what = precious_target(target, home);
+    const path = resolve_from(target, cwd);
+    if (path === undefined) continue;
+    const what = precious_target(path, home);
     if (what === undefined) continue;
+    const where = path === target ? '' : ` (in \`${shown(cwd ?? '')}\`)`;
     return {
       rule: 'rm_root',
-      message: `a recursive rm of \`${shown(target)}\` would delete ${what}`,
+      message: `a recursive rm of \`${shown(target)}\`${where} would delete ${what}`,
     };
   }
   return undefined;
@@ -105,37 +122,79 @@ function normalize_device(path: string): string {
   return path.replace(/\/+/g, '/');
 }
 
-function check_command(command: SimpleCommand, home: string): HardlineViolation | undefined {
+function check_redirects(command: SimpleCommand, state: ShellState): HardlineViolation | undefined {
   for (const redirect of command.redirects) {
-    const target = normalize_device(redirect.target);
-    if (OUTPUT_REDIRECTS.has(redirect.operator) && BLOCK_DEVICE.test(target)) {
+    if (!OUTPUT_REDIRECTS.has(redirect.operator)) continue;
+    for (const value of expand_word(redirect.target, state)) {
+      const target = normalize_device(value);
+      if (BLOCK_DEVICE.test(target)) {
+        return {
+          rule: 'block_device',
+          message: `redirecting output onto the block device \`${target}\` would destroy its data`,
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+function check_dd(words: readonly string[]): HardlineViolation | undefined {
+  for (const word of words.slice(1)) {
+    if (!word.startsWith('of=')) continue;
+    const target = normalize_device(word.slice(3));
+    if (BLOCK_DEVICE.test(target)) {
       return {
         rule: 'block_device',
-        message: `redirecting output onto the block device \`${target}\` would destroy its data`,
+        message: `dd onto the block device \`${target}\` would destroy its data`,
       };
     }
   }
-  const words = strip_prefix(command.words);
+  return undefined;
+}
+
+/**
+ * A command word only known when it runs (`$(echo rm)`, `` `which dd` ``, an unset `$RM`) is
+ * refused when its arguments are what `rm`, `dd` or `mkfs` would destroy with.
+ */
+function check_unknown_word(
+  words: readonly string[],
+  home: string,
+  cwd: string | undefined,
+): HardlineViolation | undefined {
+  const unknown = `the command word \`${shown(words[0]!)}\` is only known when it runs`;
+  const as_rm = check_rm(words, home, cwd);
+  if (as_rm) return { rule: 'rm_root', message: `${unknown}, and as rm ${as_rm.message}` };
+  const as_dd = check_dd(words);
+  if (as_dd) return { rule: 'block_device', message: `${unknown}, and as ${as_dd.message}` };
+  const device = words
+    .slice(1)
+    .map(normalize_device)
+    .find((word) => BLOCK_DEVICE.test(word));
+  if (device !== undefined) {
+    return {
+      rule: 'mkfs',
+      message: `${unknown}, and as mkfs it would format the block device \`${device}\``,
+    };
+  }
+  return undefined;
+}
+
+/** Checks the words one command runs, its variables already put in. */
+function check_words(
+  words: readonly string[],
+  home: string,
+  cwd: string | undefined,
+): HardlineViolation | undefined {
   const name = words[0] === undefined ? '' : basename(words[0]);
-  if (name === 'rm') return check_rm(words, home);
+  if (name.includes(UNKNOWN_MARK)) return check_unknown_word(words, home, cwd);
+  if (name === 'rm') return check_rm(words, home, cwd);
   if (name.startsWith('mkfs') || name === 'mke2fs') {
     return {
       rule: 'mkfs',
       message: `\`${name}\` formats a file system and destroys what was on it`,
     };
   }
-  if (name === 'dd') {
-    for (const word of words.slice(1)) {
-      if (!word.startsWith('of=')) continue;
-      const target = normalize_device(word.slice(3));
-      if (BLOCK_DEVICE.test(target)) {
-        return {
-          rule: 'block_device',
-          message: `dd onto the block device \`${target}\` would destroy its data`,
-        };
-      }
-    }
-  }
+  if (name === 'dd') return check_dd(words);
   if (DEVICE_WRITERS.has(name)) {
     const target = words
       .slice(1)
@@ -146,6 +205,35 @@ function check_command(command: SimpleCommand, home: string): HardlineViolation 
         rule: 'block_device',
         message: `\`${name}\` onto the block device \`${target}\` would destroy its data`,
       };
+    }
+  }
+  return undefined;
+}
+
+const KEEP_XARGS: ReadonlySet<string> = new Set(['xargs']);
+
+/** The word lists a command runs: itself, and what its `xargs` or `find` runs in turn. */
+function runs_of(words: readonly string[], command: SimpleCommand, state: ShellState): string[][] {
+  const stripped = strip_prefix(words, KEEP_XARGS);
+  const name = basename(stripped[0] ?? '');
+  if (name === 'xargs') {
+    return xargs_runs(stripped, command.input, state).map((run) => strip_prefix(run));
+  }
+  if (name === 'find') return [stripped, ...find_runs(stripped)];
+  return [stripped];
+}
+
+function check_command(
+  command: SimpleCommand,
+  home: string,
+  state: ShellState,
+): HardlineViolation | undefined {
+  const redirected = check_redirects(command, state);
+  if (redirected) return redirected;
+  for (const words of expand_words(command.words, state)) {
+    for (const run of runs_of(words, command, state)) {
+      const found = check_words(run, home, state.cwd);
+      if (found) return found;
     }
   }
   return undefined;
@@ -197,7 +285,12 @@ function find_fork_bomb(tokens: readonly ShellToken[]): string | undefined {
   return undefined;
 }
 
-function check(command: string, home: string, depth: number): HardlineViolation | undefined {
+function check(
+  command: string,
+  home: string,
+  depth: number,
+  state: ShellState,
+): HardlineViolation | undefined {
   if (depth > MAX_DEPTH) {
     return { rule: 'too_nested', message: 'the command nests shells too deeply to be checked' };
   }
@@ -210,15 +303,18 @@ function check(command: string, home: string, depth: number): HardlineViolation 
     };
   }
   for (const simple of split_commands(tokens)) {
-    const found = check_command(simple, home);
+    const found = check_command(simple, home, state);
     if (found) return found;
     for (const script of nested_scripts(simple)) {
-      const nested = check(script, home, depth + 1);
-      if (nested) return nested;
+      for (const text of expand_word(script, state)) {
+        const nested = check(text, home, depth + 1, copy_state(state));
+        if (nested) return nested;
+      }
     }
+    apply_command(simple, state);
   }
   for (const script of substitutions) {
-    const nested = check(script, home, depth + 1);
+    const nested = check(script, home, depth + 1, copy_state(state));
     if (nested) return nested;
   }
   return undefined;
@@ -228,21 +324,30 @@ function check(command: string, home: string, depth: number): HardlineViolation 
  * Checks a bash command line against the hardline: the few commands refused in every mode, because
  * nothing a model could want from them outweighs what they destroy.
  *
- * Refused: a recursive `rm` (any flag spelling, behind `sudo`, `env`, `xargs`…) of `/`, `/*`,
- * `~`, `$HOME`, `${HOME}` or the home directory's path; `mkfs*`; `dd of=`, a redirection, `tee`,
+ * Refused: a recursive `rm` (any flag spelling, behind `sudo`, `env`…) of `/`, `/*`, `~`,
+ * `$HOME`, `${HOME}` or the home directory's path; `mkfs*`; `dd of=`, a redirection, `tee`,
  * `shred`, `wipefs`, `blkdiscard` or `mkswap` onto a block device (`/dev/sd*`, `/dev/nvme*`…);
  * fork bombs (a function that calls itself twice, piped or in the background, under any name).
  * Commands inside `$(…)`, backticks, `bash -c '…'` and `eval` are checked too; quoted text that is
- * only printed (`echo "rm -rf /"`) is not a command and passes.
+ * only printed (`echo "rm -rf /"`) is not a command and passes. The line is read in order:
+ * variables it sets (`x=/; rm -rf $x`), folders it changes to (`cd / && rm -rf *`; relative paths
+ * resolve against `options.cwd` when given), literal input piped into `xargs`
+ * (`echo / | xargs rm -rf`), what `find` runs on its own starting point (`-exec`, `-delete`), and a
+ * command word only known when it runs (`$(echo rm) -rf /`) used with such arguments.
+ *
+ * This is a first line against the obvious forms, not a boundary: a blocklist of text cannot see
+ * every way to spell a command (input read from a file, values computed at run time). The sandbox
+ * (`sandbox` config) is what keeps a command from writing outside the work dir.
  *
  * Contract: pure, never throws; `undefined` when the command may run.
  */
 export function check_hardline(
   command: string,
-  options: { home?: string } = {},
+  options: { home?: string; cwd?: string } = {},
 ): HardlineViolation | undefined {
   const home = (options.home ?? homedir()).replace(/\/+$/, '');
-  const found = check(command, home, 0);
+  const cwd = options.cwd === undefined ? undefined : options.cwd.replace(/\/+$/, '') || '/';
+  const found = check(command, home, 0, { cwd, vars: new Map() });
   if (!found) return undefined;
   return {
     rule: found.rule,

@@ -103,7 +103,7 @@ export async function run_project_tests(options: RunProjectTestsOptions): Promis
       );
     }
   }
-  const refused = check_hardline(command.command);
+  const refused = check_hardline(command.command, { cwd: options.work_dir });
   if (refused) return not_run(refused.message, `hardline: ${refused.rule}`, command);
 
   const env = child_env({ passthrough: options.env_passthrough });

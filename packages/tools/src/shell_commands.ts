@@ -44,10 +44,14 @@ const WRAPPERS: { [name: string]: { with_value: string[]; operands?: number } } 
   builtin: { with_value: [] },
 };
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** One simple command: its words (quotes removed) and its redirections. */
 export interface SimpleCommand {
   words: string[];
   redirects: { operator: string; target: string }[];
+  /** The command whose output is piped into this one (`a | b`: `a` for `b`). */
+  input?: SimpleCommand;
 }
 
 /** The last path segment of a word (`/bin/rm` → `rm`). */
@@ -65,7 +69,8 @@ export function split_commands(tokens: readonly ShellToken[]): SimpleCommand[] {
       current.words.push(token.value);
     } else if (SEPARATORS.has(token.value)) {
       commands.push(current);
-      current = { words: [], redirects: [] };
+      const piped = token.value === '|' || token.value === '|&';
+      current = piped ? { words: [], redirects: [], input: current } : { words: [], redirects: [] };
     } else {
       const next = tokens[i + 1];
       if (next?.kind === 'word') {
@@ -78,8 +83,11 @@ export function split_commands(tokens: readonly ShellToken[]): SimpleCommand[] {
   return commands.filter((command) => command.words.length > 0 || command.redirects.length > 0);
 }
 
-/** Drops assignments, keywords and wrappers (`sudo`, `env`, `timeout 5`…) before the command. */
-export function strip_prefix(words: readonly string[]): string[] {
+/**
+ * Drops assignments, keywords and wrappers (`sudo`, `env`, `timeout 5`…) before the command. A
+ * wrapper named in `keep` (`xargs`, for a caller that reads its options itself) is left in place.
+ */
+export function strip_prefix(words: readonly string[], keep: ReadonlySet<string> = NONE): string[] {
   let rest = [...words];
   for (let guard = 0; guard < 32 && rest.length > 0; guard++) {
     const first = rest[0]!;
@@ -87,6 +95,7 @@ export function strip_prefix(words: readonly string[]): string[] {
       rest = rest.slice(1);
       continue;
     }
+    if (keep.has(basename(first))) break;
     const wrapper = WRAPPERS[basename(first)];
     if (!wrapper) break;
     let i = 1;

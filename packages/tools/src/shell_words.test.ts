@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { split_commands, strip_prefix } from './shell_commands.js';
-import { HOME_MARK, parse_shell, UNKNOWN_MARK } from './shell_words.js';
+import {
+  HOME_MARK,
+  parse_shell,
+  UNKNOWN_MARK,
+  VARIABLE_CLOSE,
+  VARIABLE_OPEN,
+} from './shell_words.js';
 
 const words = (text: string) =>
   parse_shell(text)
@@ -50,6 +56,18 @@ describe('parse_shell', () => {
     const parsed = parse_shell('echo $(date) "`whoami`" <(ls -l) $((1+2))');
     expect(parsed.substitutions).toEqual(['date', 'whoami', 'ls -l', '(1+2)']);
     expect(words('echo $(date)')).toEqual(['echo', UNKNOWN_MARK]);
+  });
+
+  it('marks plain variables with their names, other expansions as unknown', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+    expect(words('rm $x "${y}/z" ${w:-a} $1 \'$q\'')).toEqual([
+      'rm',
+      `${VARIABLE_OPEN}x${VARIABLE_CLOSE}`,
+      `${VARIABLE_OPEN}y${VARIABLE_CLOSE}/z`,
+      UNKNOWN_MARK,
+      UNKNOWN_MARK,
+      '$q',
+    ]);
   });
 
   it('skips comments and here-doc bodies', () => {

@@ -2,14 +2,24 @@
  * A small bash tokenizer, enough to tell what a command line would run: words with their quotes
  * removed, control and redirection operators, and the command texts nested in `$(…)`, backticks
  * and process substitutions. It does not expand anything except what matters for safety checks:
- * the home directory (`~`, `$HOME`, `${HOME}` outside single quotes) becomes `HOME_MARK`, any other
- * expansion becomes `UNKNOWN_MARK`.
+ * the home directory (`~`, `$HOME`, `${HOME}` outside single quotes) becomes `HOME_MARK`, a plain
+ * variable (`$x`, `${x}`) is marked with its name (`VARIABLE_OPEN`…`VARIABLE_CLOSE`) so a checker
+ * can put in a value set earlier on the line, any other expansion becomes `UNKNOWN_MARK`.
  */
 
 /** Stands for the home directory in a word. */
 export const HOME_MARK = '\u0000HOME\u0000';
-/** Stands for a value only known when the command runs (`$VAR`, `$(…)`). */
+/** Stands for a value only known when the command runs (`$(…)`, `$1`, `${VAR:-x}`). */
 export const UNKNOWN_MARK = '\u0001';
+/** Opens the name of a plain variable (`$VAR`, `${VAR}`) in a word; `VARIABLE_CLOSE` ends it. */
+export const VARIABLE_OPEN = '\u0002';
+/** Ends a variable's name opened by `VARIABLE_OPEN`. */
+export const VARIABLE_CLOSE = '\u0003';
+
+/** The mark a plain variable leaves in a word: the home mark for `HOME`, else its name marked. */
+function variable_mark(name: string): string {
+  return name === 'HOME' ? HOME_MARK : `${VARIABLE_OPEN}${name}${VARIABLE_CLOSE}`;
+}
 
 /** A word (quotes removed) or an operator (`;`, `&&`, `|`, `>`, `(`…). A newline is `;`. */
 export type ShellToken = { kind: 'word'; value: string } | { kind: 'operator'; value: string };
@@ -120,13 +130,14 @@ export function parse_shell(text: string): ShellParse {
     }
     if (next === '{') {
       const end = find_closing_brace(text, i + 2);
-      append(text.slice(i + 2, end) === 'HOME' ? HOME_MARK : UNKNOWN_MARK);
+      const inside = text.slice(i + 2, end);
+      append(/^[A-Za-z_][A-Za-z0-9_]*$/.test(inside) ? variable_mark(inside) : UNKNOWN_MARK);
       return end;
     }
     if (next !== undefined && NAME_START.test(next)) {
       let end = i + 1;
       while (end + 1 < text.length && NAME_CHAR.test(text[end + 1]!)) end++;
-      append(text.slice(i + 1, end + 1) === 'HOME' ? HOME_MARK : UNKNOWN_MARK);
+      append(variable_mark(text.slice(i + 1, end + 1)));
       return end;
     }
     if (next !== undefined && /[0-9@*#?$!-]/.test(next)) {

@@ -118,7 +118,7 @@ export const terminal_tool: Tool<TerminalArgs> = define_builtin({
   parameters,
   timeout_ms: TERMINAL_TIMEOUT_MS,
   async execute(args, context): Promise<ToolOutput> {
-    const refused = check_hardline(args.command);
+    const refused = check_hardline(args.command, { cwd: context.work_dir });
     if (refused) return { ok: false, output: refused.message, error: `hardline: ${refused.rule}` };
     const timeout_ms = Math.min(args.timeout_ms ?? TERMINAL_TIMEOUT_MS, TERMINAL_TIMEOUT_MS);
     const outcome = await run_shell_command(args.command, {

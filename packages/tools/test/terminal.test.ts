@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -172,5 +172,54 @@ describe('terminal', () => {
     );
     expect(missing.ok).toBe(false);
     expect(missing.output).toMatch(/could not start: the work dir .*gone does not exist/);
+  });
+});
+
+describe('terminal hardline, against stand-in rm, dd and mkfs first on PATH', () => {
+  let bin: string;
+  let marker: string;
+  let saved_path: string | undefined;
+
+  beforeAll(async () => {
+    bin = await realpath(await mkdtemp(join(tmpdir(), 'lich-stand-ins-')));
+    marker = join(bin, 'ran');
+    // each stand-in only records that it was reached: a bypass leaves a marker, not damage
+    for (const name of ['rm', 'dd', 'mkfs', 'mkfs.ext4']) {
+      await writeFile(join(bin, name), `#!/bin/sh\necho "${name} $*" >> '${marker}'\n`, {
+        mode: 0o755,
+      });
+    }
+    saved_path = process.env.PATH;
+    process.env.PATH = `${bin}:${saved_path}`;
+  });
+
+  afterAll(async () => {
+    process.env.PATH = saved_path;
+    await rm(bin, { recursive: true, force: true });
+  });
+
+  it('runs a stand-in when a command is allowed, so a bypass would show', async () => {
+    const result = await executor().execute('terminal', { command: 'rm -rf ./build' });
+    expect(result.ok).toBe(true);
+    expect(await readFile(marker, 'utf8')).toBe('rm -rf ./build\n');
+    await rm(marker);
+  });
+
+  it.each([
+    'echo / | xargs rm -rf',
+    "printf '/\\n' | xargs -I{} rm -rf {}",
+    '$(echo rm) -rf /',
+    '`echo rm` -rf /',
+    'x=/; rm -rf $x',
+    'cd / && rm -rf *',
+    'find / -maxdepth 0 -exec rm -rf {} \\;',
+    'cd ~ && rm -rf .',
+    '$(echo dd) if=/dev/zero of=/dev/sda',
+    'm=mkfs.ext4; $m /dev/sdb',
+  ])('refuses %s and reaches no stand-in', async (command) => {
+    const result = await executor().execute('terminal', { command });
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^Refused by the hardline: /);
+    expect(existsSync(marker)).toBe(false);
   });
 });
