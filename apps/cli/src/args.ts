@@ -11,13 +11,18 @@ export const CONFIG_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionTable;
 
-/** Options of the commands that run the agent (`lich "task"`, `run`, `chat`). */
-export const AGENT_OPTIONS = {
-  ...CONFIG_OPTIONS,
+/** Options that choose the provider and the model (the agent commands and `lich config`). */
+export const PROVIDER_OPTIONS = {
   provider: { type: 'string' },
   model: { type: 'string', short: 'm' },
   'base-url': { type: 'string' },
   'max-turns': { type: 'string' },
+} as const satisfies OptionTable;
+
+/** Options of the commands that run the agent (`lich "task"`, `run`, `chat`, `sessions resume`). */
+export const AGENT_OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...PROVIDER_OPTIONS,
   'no-session': { type: 'boolean' },
   'show-reasoning': { type: 'boolean' },
 } as const satisfies OptionTable;
@@ -25,9 +30,57 @@ export const AGENT_OPTIONS = {
 /** The parsed values of an option table. */
 export type ParsedValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
+/** A negative number written as an argument: `-1`, `-0.5`. */
+const NEGATIVE_NUMBER = /^-\d+(\.\d+)?$/;
+
+/** Stands in for a negative number given as a positional while `parseArgs` runs. */
+const NEGATIVE_MARK = '\u0000negative:';
+
+/** Whether `token` names an option of `options` that takes a value (`--model`, `-m`). */
+export function takes_value(token: string, options: OptionTable): boolean {
+  if (token.startsWith('--')) {
+    const name = token.slice(2);
+    return !name.includes('=') && options[name]?.type === 'string';
+  }
+  if (/^-[A-Za-z]$/.test(token)) {
+    const letter = token.slice(1);
+    return Object.values(options).some(
+      (option) => option.short === letter && option.type === 'string',
+    );
+  }
+  return false;
+}
+
+/**
+ * `argv` with negative numbers made safe for `parseArgs`, which reads `-1` as an option: after an
+ * option that takes a value it becomes that option's value (`--max-turns=-1`); elsewhere a
+ * positional, marked until the parse is done.
+ */
+function protect_negative_numbers(argv: readonly string[], options: OptionTable): string[] {
+  const out: string[] = [];
+  let after_separator = false;
+  for (const token of argv) {
+    if (token === '--') after_separator = true;
+    if (!after_separator && NEGATIVE_NUMBER.test(token)) {
+      const previous = out.at(-1);
+      if (previous !== undefined && takes_value(previous, options)) {
+        out[out.length - 1] = previous.startsWith('--')
+          ? `${previous}=${token}`
+          : `${previous}${token}`;
+      } else {
+        out.push(`${NEGATIVE_MARK}${token}`);
+      }
+      continue;
+    }
+    out.push(token);
+  }
+  return out;
+}
+
 /**
  * Parses `argv` against `options`. Throws a `UsageError` naming the command for an unknown option
- * (main suggests the nearest known one), a missing value, or a value given to a flag.
+ * (main suggests the nearest known one), a missing value, or a value given to a flag. Negative
+ * numbers (`--max-turns -1`, `config set max_turns -5`) are values, not options.
  */
 export function parse_command_args(
   command: string,
@@ -36,18 +89,21 @@ export function parse_command_args(
 ): { values: ParsedValues; positionals: string[] } {
   try {
     const parsed = parseArgs({
-      args: [...argv],
+      args: protect_negative_numbers(argv, options),
       options,
       allowPositionals: true,
       strict: true,
     });
-    return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
+    const positionals = parsed.positionals.map((value) =>
+      value.startsWith(NEGATIVE_MARK) ? value.slice(NEGATIVE_MARK.length) : value,
+    );
+    return { values: parsed.values as ParsedValues, positionals };
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const given = /'([^']+)'/.exec(message)?.[1] ?? '';
-      throw new UsageError(`unknown option '${given}'`, command, {
+      throw new UsageError(`unknown option '${given}' for ${command}`, command, {
         word: given.replace(/^-+/, ''),
         candidates: Object.keys(options),
         prefix: '--',
@@ -64,6 +120,7 @@ export function integer_option(
   value: string | boolean | (string | boolean)[] | undefined,
 ): number | undefined {
   if (value === undefined) return undefined;
+  if (Array.isArray(value)) return integer_option(command, name, value[value.length - 1]);
   const number = Number(value);
   if (typeof value !== 'string' || !Number.isInteger(number) || number < 1) {
     throw new UsageError(
@@ -80,4 +137,21 @@ export function string_option(
 ): string | undefined {
   if (Array.isArray(value)) return string_option(value[value.length - 1]);
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A list option's values, each split at commas: `--allowed-tools read_file,grep --allowed-tools
+ * glob` is `['read_file', 'grep', 'glob']`; undefined when the option is absent.
+ */
+export function list_option(
+  value: string | boolean | (string | boolean)[] | undefined,
+): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = (Array.isArray(value) ? value : [value]).filter(
+    (item): item is string => typeof item === 'string',
+  );
+  return items
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

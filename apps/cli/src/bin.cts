@@ -38,7 +38,7 @@ function run(argv: readonly string[]): void {
 }
 
 const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V')) {
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const manifest = JSON.parse(
     fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'),
   ) as {

@@ -54,3 +54,8 @@ export async function load_cli_config(
   }
   return result;
 }
+
+/** Whether a model was named by `--model` or `LICH_MODEL` (for the "no provider" hint). */
+export function model_given(context: CommandContext, values: ParsedValues): boolean {
+  return string_option(values.model) !== undefined || Boolean(context.io.env.LICH_MODEL);
+}

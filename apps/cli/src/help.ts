@@ -44,7 +44,7 @@ Commands:
 Options:
   --json                print one JSON result document instead of the answer
 ${AGENT_FLAGS}
-  -v, --version         print the version
+  -V, --version         print the version
 
 Piped stdin is added to the task as context. Exit codes: 0 success, 1 model or provider
 failure, 2 usage or config error, 130 aborted (Ctrl+C).

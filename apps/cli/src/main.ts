@@ -49,30 +49,34 @@ function make_context(argv: readonly string[], io: CliIo): CommandContext {
   };
 }
 
-/** Words kept for commands of later versions: never sent to the model as a task. */
-const RESERVED = new Set(['tui', 'serve', 'gateway']);
-
 /**
- * Picks the command from the arguments: a known name, or the `lich "task"` form. A lone bare word
- * that is a reserved name or close to a command (`sesions`) is an unknown command rather than a
- * task, so a typo is not sent to the model; any other word is a task (`lich summarise`).
+ * Picks the command from the arguments. The grammar, decided once:
+ * - the first word that is not an option names the command when it is one, wherever the options
+ *   stand (`lich -C dir sessions list` is `lich sessions list -C dir`);
+ * - a bare word that is not a command but close to one (`sesions`, `chats`) or reserved for a
+ *   later command (`tui`) is refused as an unknown command with the nearest spelling: it is not
+ *   sent to the model;
+ * - anything else is a task: `lich "fix the tests"`, `lich fix the tests`, `lich p`. A task that
+ *   starts with a command's name is given quoted with more words, or after `lich run`.
  */
 async function choose(
   argv: readonly string[],
 ): Promise<{ command: CommandName; rest: readonly string[] }> {
-  const first = argv[0];
-  if (first !== undefined && (COMMANDS as readonly string[]).includes(first)) {
-    return { command: first as CommandName, rest: argv.slice(1) };
+  const { first_word_index, is_command, looks_like_command } = await import('./command_words.js');
+  const index = first_word_index(argv);
+  const word = index === -1 ? undefined : (argv[index] as string);
+  if (word === undefined) return { command: 'run', rest: argv };
+  if (is_command(word)) {
+    return { command: word, rest: [...argv.slice(0, index), ...argv.slice(index + 1)] };
   }
-  if (argv.length === 1 && first !== undefined && /^[a-z][a-z0-9_-]*$/.test(first)) {
-    const { nearest_word } = await import('@lich/agent');
-    if (RESERVED.has(first) || nearest_word(first, COMMANDS) !== undefined) {
-      throw new UsageError(
-        `unknown command '${first}' (to give it as a task: lich run "${first}")`,
-        undefined,
-        { word: first, candidates: COMMANDS },
-      );
-    }
+  const near = await looks_like_command(word);
+  if (near !== undefined) {
+    const task = argv.slice(index).join(' ');
+    throw new UsageError(
+      `unknown command '${word}' (to give it to the model as a task: lich run "${task}")`,
+      undefined,
+      { word, candidates: COMMANDS },
+    );
   }
   return { command: 'run', rest: argv };
 }
@@ -86,7 +90,8 @@ async function suggestion(error: UsageError): Promise<string> {
 
 /**
  * Runs `lich` with `argv` (the arguments after the executable) and resolves with the exit code:
- * 0 success, 1 model or provider failure, 2 usage or config error, 130 aborted. Prints errors on
+ * 0 success, 1 model or provider failure, 2 usage or config error, 130 aborted (Ctrl+C), 143
+ * terminated (SIGTERM). Prints errors on
  * stderr in one or two lines; never rejects.
  */
 export async function main(argv: readonly string[], io?: Partial<CliIo>): Promise<number> {
@@ -112,7 +117,12 @@ export async function main(argv: readonly string[], io?: Partial<CliIo>): Promis
   const context = make_context(argv, full_io);
   try {
     if (argv.length === 0) {
-      if (full_io.env.LICH_NO_STDIN !== '1' && (await stdin_kind(full_io)) !== 'tty') {
+      const kind = await stdin_kind(full_io);
+      if (kind === 'tty') {
+        const { open_interactive } = await import('./interactive.js');
+        return await open_interactive(make_context([], full_io));
+      }
+      if (full_io.env.LICH_NO_STDIN !== '1' && kind === 'data') {
         return await (await LOADERS.run())(make_context([], full_io));
       }
       full_io.stderr.write(`${help_text('main')}\n`);
@@ -122,7 +132,7 @@ export async function main(argv: readonly string[], io?: Partial<CliIo>): Promis
       full_io.stdout.write(`${help_text('main')}\n`);
       return EXIT.OK;
     }
-    if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
+    if (argv[0] === '--version' || argv[0] === '-V') {
       const { version } = await import('./version.js');
       full_io.stdout.write(`${version()}\n`);
       return EXIT.OK;

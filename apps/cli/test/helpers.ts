@@ -4,8 +4,11 @@ import { dirname, join } from 'node:path';
 import { make_temp_dir, type TempDir } from '@lich/testkit';
 import { built_lich_bin } from './build_cli.js';
 
-/** The built `lich`: the package's `bin`. */
-export const BIN = built_lich_bin();
+/**
+ * The built `lich`: the package's `bin`; `LICH_TEST_BIN` runs the tests against another build
+ * (an older one, to see a test fail before its fix).
+ */
+export const BIN = process.env.LICH_TEST_BIN ?? built_lich_bin();
 
 /** What a `lich` process did. */
 export interface LichResult {

@@ -224,6 +224,58 @@ describe('providers from the environment', () => {
     ]);
   });
 
+  it('takes the base URL of a chosen kind from its variable and keeps LICH_MODEL under --provider', async () => {
+    const loaded = ok(
+      await load_config({
+        work_dir,
+        env: { ...env, OPENAI_BASE_URL: 'http://proxy.test/v1', LICH_MODEL: 'm9' },
+        flags: { provider: 'openai_compat' },
+      }),
+    );
+    expect(loaded.config.providers).toEqual([
+      {
+        kind: 'openai_compat',
+        model: 'm9',
+        api_key_env: 'OPENAI_API_KEY',
+        base_url: 'http://proxy.test/v1',
+      },
+    ]);
+    expect(loaded.sources.providers?.detail).toBe('env LICH_MODEL, flag --provider');
+    const other = ok(
+      await load_config({
+        work_dir,
+        env: { ...env, LICH_PROVIDER: 'ollama', LICH_MODEL: 'qwen' },
+        flags: { provider: 'anthropic' },
+      }),
+    );
+    expect(other.config.providers[0]).toMatchObject({
+      kind: 'anthropic',
+      model: 'claude-sonnet-4-5',
+    });
+  });
+
+  it('reads --model kind/model, and makes a provider of --base-url with an empty chain', async () => {
+    const split = ok(
+      await load_config({
+        work_dir,
+        env,
+        flags: { model: 'ollama/qwen2.5-coder' },
+        probe_ollama: false,
+      }),
+    );
+    expect(split.config.providers).toEqual([{ kind: 'ollama', model: 'qwen2.5-coder' }]);
+    const whole = ok(
+      await load_config({
+        work_dir,
+        env,
+        flags: { model: 'anthropic/claude-3.5', base_url: 'http://router.test/v1' },
+      }),
+    );
+    expect(whole.config.providers).toEqual([
+      { kind: 'openai_compat', model: 'anthropic/claude-3.5', base_url: 'http://router.test/v1' },
+    ]);
+  });
+
   it('asks for a model when an unknown kind has no default', async () => {
     const result = await load_config({ work_dir, env: { ...env, LICH_PROVIDER: 'mistral' } });
     expect(result.ok).toBe(false);

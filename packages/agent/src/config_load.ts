@@ -13,7 +13,7 @@ import {
   PROVIDER_ENTRY_SCHEMA,
   type ProviderEntry,
 } from './config_schema.js';
-import { detect_env_providers, normalize_kind } from './env_providers.js';
+import { detect_env_providers, normalize_kind, ollama_base_url } from './env_providers.js';
 
 /** Settings given as command-line flags: the last and strongest source. */
 export interface ConfigFlags {
@@ -84,26 +84,106 @@ interface ProviderOverride {
   base_url?: string;
 }
 
+/** The kinds `--model kind/model` may name (with their aliases, see `normalize_kind`). */
+const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama']);
+
 /**
- * Applies `--provider/--model/--base-url` (or `LICH_PROVIDER/LICH_MODEL/LICH_BASE_URL`): a kind
- * makes the chain that one provider (keeping the configured entry of that kind, if any); a model
- * or base URL alone changes the first provider.
+ * `--model anthropic/claude-sonnet-4-5` as a kind and a model, when no kind and no base URL are
+ * given beside it: with a base URL (OpenRouter's `anthropic/claude-…`) or a kind
+ * (`--provider ollama --model library/qwen`) the whole text is the model's name.
  */
-function override_chain(chain: ProviderEntry[], override: ProviderOverride): ProviderEntry[] {
+export function split_model_kind(override: ProviderOverride): ProviderOverride {
+  if (override.kind || override.base_url || !override.model) return override;
+  const slash = override.model.indexOf('/');
+  if (slash <= 0 || slash === override.model.length - 1) return override;
+  const kind = normalize_kind(override.model.slice(0, slash));
+  if (!MODEL_PREFIX_KINDS.has(kind)) return override;
+  return { kind, model: override.model.slice(slash + 1) };
+}
+
+/**
+ * The flags laid over the environment's `LICH_*` values, field by field, with the name each used
+ * value came from. A flag that names another kind than `LICH_PROVIDER` drops the model and base
+ * URL that came with that variable: they were meant for the other kind.
+ */
+function combine_overrides(
+  env: ProviderOverride,
+  flags: ProviderOverride,
+  names: { env: ProviderOverride; flags: ProviderOverride },
+): { override: ProviderOverride; used: string[] } {
+  const env_kind = env.kind ? normalize_kind(env.kind) : undefined;
+  const flag_kind = flags.kind ? normalize_kind(flags.kind) : undefined;
+  const other_kind = flag_kind !== undefined && env_kind !== undefined && flag_kind !== env_kind;
+  const override: ProviderOverride = {};
+  const used = new Set<string>();
+  for (const field of ['kind', 'model', 'base_url'] as const) {
+    const from_flag = flags[field];
+    const from_env = field === 'kind' || !other_kind ? env[field] : undefined;
+    if (from_flag) {
+      override[field] = field === 'kind' ? (flag_kind as string) : from_flag;
+      used.add(names.flags[field] as string);
+    } else if (from_env) {
+      override[field] = field === 'kind' ? (env_kind as string) : from_env;
+      used.add(names.env[field] as string);
+    }
+  }
+  return { override, used: [...used] };
+}
+
+/**
+ * The base URL the environment gives a kind chosen with `--provider`/`LICH_PROVIDER`
+ * (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`), so a key goes where the user
+ * pointed it and not to the vendor's public host.
+ */
+function env_base_url(
+  kind: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (kind === 'openai_compat') return env.OPENAI_BASE_URL || undefined;
+  if (kind === 'anthropic') return env.ANTHROPIC_BASE_URL || undefined;
+  if (kind === 'ollama') return env.OLLAMA_HOST ? ollama_base_url(env.OLLAMA_HOST) : undefined;
+  return undefined;
+}
+
+/**
+ * Applies `--provider/--model/--base-url` (over `LICH_PROVIDER/LICH_MODEL/LICH_BASE_URL`): a kind
+ * makes the chain that one provider (keeping the configured entry of that kind, if any, else
+ * taking the kind's base URL from the environment); a model or base URL alone changes the first
+ * provider; a base URL with no provider at all makes an OpenAI-compatible one.
+ */
+function override_chain(
+  chain: ProviderEntry[],
+  override: ProviderOverride,
+  env: Readonly<Record<string, string | undefined>>,
+): ProviderEntry[] {
   if (override.kind) {
-    const kind = normalize_kind(override.kind);
+    const kind = override.kind;
     const existing = chain.find((entry) => entry.kind === kind);
     const entry: ProviderEntry = existing
       ? { ...existing }
       : { kind, model: override.model ?? DEFAULT_MODELS[kind] ?? '' };
-    const key_env = DEFAULT_API_KEY_ENVS[kind];
-    if (!existing && key_env) entry.api_key_env = key_env;
+    if (!existing) {
+      const key_env = DEFAULT_API_KEY_ENVS[kind];
+      if (key_env) entry.api_key_env = key_env;
+      const base_url = env_base_url(kind, env);
+      if (base_url) entry.base_url = base_url;
+    }
     if (override.model) entry.model = override.model;
     if (override.base_url) entry.base_url = override.base_url;
     return [entry];
   }
   const [first, ...rest] = chain;
-  if (!first || (!override.model && !override.base_url)) return chain;
+  if (!first) {
+    if (!override.base_url) return chain;
+    return [
+      {
+        kind: 'openai_compat',
+        model: override.model ?? (DEFAULT_MODELS.openai_compat as string),
+        base_url: override.base_url,
+      },
+    ];
+  }
+  if (!override.model && !override.base_url) return chain;
   const changed = { ...first };
   if (override.model) changed.model = override.model;
   if (override.base_url) changed.base_url = override.base_url;
@@ -226,17 +306,27 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   let chain = ((merged.providers as ProviderEntry[] | undefined) ?? []).map((entry) => ({
     ...entry,
   }));
-  const env_override: ProviderOverride = {
+  const env_given = {
     kind: env.LICH_PROVIDER || undefined,
     model: env.LICH_MODEL || undefined,
     base_url: env.LICH_BASE_URL || undefined,
   };
-  const flag_override: ProviderOverride = {
-    kind: flags.provider,
-    model: flags.model,
-    base_url: flags.base_url,
-  };
-  if (chain.length === 0 && !env_override.kind && !flag_override.kind) {
+  const flag_given = { kind: flags.provider, model: flags.model, base_url: flags.base_url };
+  const env_override = split_model_kind(env_given);
+  const flag_override = split_model_kind(flag_given);
+  const { override, used } = combine_overrides(env_override, flag_override, {
+    env: {
+      kind: env_given.kind ? 'LICH_PROVIDER' : 'LICH_MODEL',
+      model: 'LICH_MODEL',
+      base_url: 'LICH_BASE_URL',
+    },
+    flags: {
+      kind: flag_given.kind ? '--provider' : '--model',
+      model: '--model',
+      base_url: '--base-url',
+    },
+  });
+  if (chain.length === 0 && !override.kind && !override.base_url) {
     if (options.detect_providers ?? true) {
       const found = await detect_env_providers(env, {
         probe: options.probe_ollama ?? true,
@@ -249,19 +339,16 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
       }
     }
   }
-  for (const [override, layer, names] of [
-    [env_override, 'env', ['LICH_PROVIDER', 'LICH_MODEL', 'LICH_BASE_URL']],
-    [flag_override, 'flag', ['--provider', '--model', '--base-url']],
-  ] as const) {
-    const used = [override.kind, override.model, override.base_url]
-      .map((value, index) => (value ? names[index] : undefined))
-      .filter((name): name is (typeof names)[number] => name !== undefined);
-    if (used.length === 0) continue;
-    const before = chain;
-    chain = override_chain(chain, override);
-    if (chain === before) continue;
-    const detail = `${layer} ${used.join(', ')}`;
-    sources.providers = { layer, detail };
+  const before = chain;
+  chain = override_chain(chain, override, env);
+  if (chain !== before) {
+    const flag_used = used.filter((name) => name.startsWith('--'));
+    const env_used = used.filter((name) => !name.startsWith('--'));
+    const detail = [
+      ...(env_used.length > 0 ? [`env ${env_used.join(', ')}`] : []),
+      ...(flag_used.length > 0 ? [`flag ${flag_used.join(', ')}`] : []),
+    ].join(', ');
+    sources.providers = { layer: flag_used.length > 0 ? 'flag' : 'env', detail };
     for (const [index, entry] of chain.entries()) {
       const checked = PROVIDER_ENTRY_SCHEMA.safeParse(entry);
       if (!checked.success) {

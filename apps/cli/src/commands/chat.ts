@@ -3,7 +3,7 @@ import type { Agent } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
-import { load_cli_config } from '../cli_config.js';
+import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
@@ -126,7 +126,7 @@ export const command_chat: Command = async (context) => {
     agent_flags: true,
   });
   if (loaded === null) return EXIT.USAGE;
-  if (report_no_provider(context, loaded.config)) return EXIT.USAGE;
+  if (report_no_provider(context, loaded.config, model_given(context, values))) return EXIT.USAGE;
   const agent = await make_agent(context, loaded.config);
   let session: SessionHandle | null = null;
   try {

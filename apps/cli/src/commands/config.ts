@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { CONFIG_OPTIONS, type ParsedValues, parse_command_args, string_option } from '../args.js';
+import {
+  CONFIG_OPTIONS,
+  type ParsedValues,
+  PROVIDER_OPTIONS,
+  parse_command_args,
+  string_option,
+} from '../args.js';
 import { load_cli_config } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
@@ -26,6 +32,7 @@ function one_line(value: unknown, width: number): string {
 async function print_effective(context: CommandContext, values: ParsedValues): Promise<number> {
   const loaded = await load_cli_config(context, 'config', values, {
     detect_providers: true,
+    agent_flags: true,
   });
   if (loaded === null) return EXIT.USAGE;
   const { redact_config } = await import('@lich/agent');
@@ -64,6 +71,7 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
 export const command_config: Command = async (context) => {
   const { values, positionals } = parse_command_args('config', context.argv, {
     ...CONFIG_OPTIONS,
+    ...PROVIDER_OPTIONS,
     global: { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -76,7 +84,10 @@ export const command_config: Command = async (context) => {
   if (subcommand === 'get') {
     if (key === undefined || rest.length > 0)
       throw new UsageError('config get takes one key', 'config');
-    const loaded = await load_cli_config(context, 'config', values, { detect_providers: true });
+    const loaded = await load_cli_config(context, 'config', values, {
+      detect_providers: true,
+      agent_flags: true,
+    });
     if (loaded === null) return EXIT.USAGE;
     const { redact_config } = await import('@lich/agent');
     const { found, value } = get_path(redact_config(loaded.config), key);

@@ -2,12 +2,12 @@ import type { Agent, AgentConfig } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { AGENT_OPTIONS, parse_command_args } from '../args.js';
-import { load_cli_config } from '../cli_config.js';
+import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { on_interrupt } from '../interrupt.js';
-import { NO_PROVIDER_MESSAGE } from '../no_provider.js';
+import { MODEL_ALONE_HINT, NO_PROVIDER_MESSAGE } from '../no_provider.js';
 import { ProgressView } from '../progress.js';
 import { format_bytes, read_stdin, with_stdin_context } from '../stdin.js';
 import { stdin_kind } from '../stdin_kind.js';
@@ -28,11 +28,18 @@ export interface TaskOptions {
   show_reasoning: boolean;
 }
 
-/** Prints the "no provider" lines when the chain is empty; returns whether it did. */
-export function report_no_provider(context: CommandContext, config: AgentConfig): boolean {
+/**
+ * Prints the "no provider" lines when the chain is empty; returns whether it did.
+ * `model_named` says `--model`/`LICH_MODEL` was set, for a hint on naming the kind with it.
+ */
+export function report_no_provider(
+  context: CommandContext,
+  config: AgentConfig,
+  model_named = false,
+): boolean {
   if (config.providers.length > 0) return false;
   context.say(`${context.err.red('lich:')} ${NO_PROVIDER_MESSAGE[0]}`);
-  context.say(NO_PROVIDER_MESSAGE[1] as string);
+  context.say(model_named ? MODEL_ALONE_HINT : (NO_PROVIDER_MESSAGE[1] as string));
   return true;
 }
 
@@ -151,6 +158,15 @@ export const command_run: Command = async (context) => {
     context.io.stdout.write(`${help_text('run')}\n`);
     return EXIT.OK;
   }
+  if (
+    positionals.length === 0 &&
+    values.json !== true &&
+    (await stdin_kind(context.io)) === 'tty'
+  ) {
+    // `lich -m model` on a terminal: the interactive session, with those options
+    const { open_interactive } = await import('../interactive.js');
+    return open_interactive(context);
+  }
   const loaded = await load_cli_config(context, 'run', values, {
     detect_providers: true,
     agent_flags: true,
@@ -172,7 +188,7 @@ export const command_run: Command = async (context) => {
   if (input.trim() === '') {
     throw new UsageError('no task given: lich "what to do" (or pipe it on stdin)', 'run');
   }
-  if (report_no_provider(context, config)) return EXIT.USAGE;
+  if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
   const agent = await make_agent(context, config);
   const session = values['no-session'] ? null : await agent.create_session();
   try {

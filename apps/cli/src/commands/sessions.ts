@@ -8,7 +8,7 @@ import {
   parse_command_args,
   string_option,
 } from '../args.js';
-import { load_cli_config } from '../cli_config.js';
+import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
@@ -151,7 +151,8 @@ export const command_sessions: Command = async (context) => {
     }
     default: {
       const id = needs_id('resume');
-      if (report_no_provider(context, loaded.config)) return EXIT.USAGE;
+      if (report_no_provider(context, loaded.config, model_given(context, values)))
+        return EXIT.USAGE;
       const agent = await make_agent(context, loaded.config);
       const opened = await open_chat_session(context, agent, {
         resume: id,

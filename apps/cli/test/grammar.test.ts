@@ -1,0 +1,57 @@
+import { type FakeServer, start_openai_server } from '@lich/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { make_sandbox, openai_env, request_body, run_lich, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let server: FakeServer;
+
+beforeEach(async () => {
+  sandbox = await make_sandbox();
+  server = await start_openai_server();
+});
+
+afterEach(async () => {
+  await server.close();
+  await sandbox.cleanup();
+});
+
+const run = (args: string[]) =>
+  run_lich(args, { cwd: sandbox.work_dir, env: openai_env(sandbox, server.base_url) });
+
+describe('the command grammar', () => {
+  it('finds the command after options: none of these is a model task', async () => {
+    const listed = await run(['-C', sandbox.work_dir, 'sessions', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/no sessions in/);
+    const init = await run(['--no-session', 'init']);
+    expect(init.code).toBe(2);
+    expect(init.stderr).toMatch(/unknown option '--no-session' for init/);
+    const config = await run(['-m', 'x', 'config', 'get', 'providers']);
+    expect(config.code).toBe(0);
+    expect(JSON.parse(config.stdout)[0].model).toBe('x');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('asks about a bare word close to a command, one word or two', async () => {
+    for (const argv of [['sesions', 'list'], ['sesion'], ['chats'], ['tui']]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toMatch(/unknown command/);
+    }
+    const typo = await run(['sesions', 'list']);
+    expect(typo.stderr).toMatch(/did you mean 'sessions'\?/);
+    expect(typo.stderr).toContain('lich run "sesions list"');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('runs a short real task and a quoted one', async () => {
+    server.enqueue({ text: 'p done' }, { text: 'quoted done' });
+    const short = await run(['p']);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe('p done\n');
+    const quoted = await run(['sessions are slow, why?']);
+    expect(quoted.stdout).toBe('quoted done\n');
+    const body = request_body(server, 1);
+    expect(body.messages.at(-1)?.content).toBe('sessions are slow, why?');
+  });
+});

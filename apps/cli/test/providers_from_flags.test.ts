@@ -1,0 +1,127 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type FakeServer,
+  start_anthropic_server,
+  start_ollama_server,
+  start_openai_server,
+} from '@lich/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { make_sandbox, request_body, run_lich, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let server: FakeServer;
+
+beforeEach(async () => {
+  sandbox = await make_sandbox();
+  server = await start_openai_server();
+});
+
+afterEach(async () => {
+  await server.close();
+  await sandbox.cleanup();
+});
+
+describe('providers from flags and the environment', () => {
+  it('makes an OpenAI-compatible provider from --base-url and --model alone (the README example)', async () => {
+    server.enqueue({ text: 'hello from qwen' });
+    const result = await run_lich(
+      ['--base-url', server.base_url, '--model', 'qwen2.5-coder', 'add a --verbose flag'],
+      { cwd: sandbox.work_dir, env: sandbox.env },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hello from qwen\n');
+    expect(request_body<{ model: string }>(server, 0).model).toBe('qwen2.5-coder');
+  });
+
+  it('gives advice that works when no provider is found, and a hint for a bare --model', async () => {
+    const none = await run_lich(['hi'], { cwd: sandbox.work_dir, env: sandbox.env });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--base-url <url> --model <name>/);
+    const model_only = await run_lich(['--model', 'gpt-4.1', 'hi'], {
+      cwd: sandbox.work_dir,
+      env: sandbox.env,
+    });
+    expect(model_only.code).toBe(2);
+    expect(model_only.stderr).toMatch(/kind\/model/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the key of --provider openai_compat to OPENAI_BASE_URL and keeps LICH_MODEL', async () => {
+    server.enqueue({ text: 'ok' });
+    const env = {
+      ...sandbox.env,
+      OPENAI_API_KEY: 'sk-test-only-here',
+      OPENAI_BASE_URL: server.base_url,
+      LICH_MODEL: 'my-model',
+    };
+    const result = await run_lich(['--provider', 'openai_compat', 'hi'], {
+      cwd: sandbox.work_dir,
+      env,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test-only-here');
+    expect(request_body<{ model: string }>(server, 0).model).toBe('my-model');
+  });
+
+  it('honours ANTHROPIC_BASE_URL under LICH_PROVIDER=anthropic and OLLAMA_HOST under --provider ollama', async () => {
+    const anthropic = await start_anthropic_server({ script: [{ text: 'from claude' }] });
+    const ollama = await start_ollama_server({ script: [{ text: 'from llama' }] });
+    try {
+      const first = await run_lich(['hi'], {
+        cwd: sandbox.work_dir,
+        env: {
+          ...sandbox.env,
+          LICH_PROVIDER: 'anthropic',
+          ANTHROPIC_API_KEY: 'sk-ant-test',
+          ANTHROPIC_BASE_URL: anthropic.base_url,
+        },
+      });
+      expect(first.stdout).toBe('from claude\n');
+      expect(anthropic.requests[0]?.headers['x-api-key']).toBe('sk-ant-test');
+      const second = await run_lich(['--provider', 'ollama', 'hi'], {
+        cwd: sandbox.work_dir,
+        env: { ...sandbox.env, OLLAMA_HOST: ollama.url },
+      });
+      expect(second.stdout).toBe('from llama\n');
+      expect(second.code).toBe(0);
+    } finally {
+      await anthropic.close();
+      await ollama.close();
+    }
+  });
+
+  it('reads --model kind/model as a kind and a model, but not behind --base-url', async () => {
+    const anthropic = await start_anthropic_server({ script: [{ text: 'sonnet here' }] });
+    try {
+      const result = await run_lich(['--model', 'anthropic/claude-test', 'hi'], {
+        cwd: sandbox.work_dir,
+        env: { ...sandbox.env, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: anthropic.base_url },
+      });
+      expect(result.stdout).toBe('sonnet here\n');
+      expect(request_body<{ model: string }>(anthropic, 0).model).toBe('claude-test');
+    } finally {
+      await anthropic.close();
+    }
+    server.enqueue({ text: 'routed' });
+    const routed = await run_lich(
+      ['--base-url', server.base_url, '--model', 'anthropic/claude-3.5-sonnet', 'hi'],
+      { cwd: sandbox.work_dir, env: sandbox.env },
+    );
+    expect(routed.code).toBe(0);
+    expect(request_body<{ model: string }>(server, 0).model).toBe('anthropic/claude-3.5-sonnet');
+  });
+
+  it('shows flags as the source of the providers in lich config', async () => {
+    await mkdir(join(sandbox.work_dir, '.lich'));
+    await writeFile(join(sandbox.work_dir, '.lich', 'config.json'), '{}');
+    const result = await run_lich(['-m', 'ollama/qwen2.5-coder', 'config', 'get', 'providers'], {
+      cwd: sandbox.work_dir,
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject([{ kind: 'ollama', model: 'qwen2.5-coder' }]);
+  });
+});
