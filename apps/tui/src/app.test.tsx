@@ -210,6 +210,44 @@ describe('App frames', () => {
     await expect(controller.exited).resolves.toBe(0);
   });
 
+  it('lets a session be picked with the arrows and Enter', async () => {
+    const vt = new VirtualTerminal(80, 12);
+    const client = new FakeClient();
+    for (const title of ['first task', 'second task']) {
+      const session = await client.create();
+      client.sessions.set(session.session_id, { ...session, title });
+    }
+    const store = create_store({ frame_ms: 5 });
+    const controller = new TuiController(client, store);
+    const keys = manual_keys();
+    const instance = render(
+      <App
+        controller={controller}
+        keys={keys}
+        palette={make_palette({ color: false, plain: true })}
+      />,
+      {
+        stdout: vt.stdout,
+        stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+        patchConsole: false,
+      },
+    );
+    mounted.push(() => {
+      instance.unmount();
+      vt.dispose();
+    });
+    const started = controller.start({ kind: 'pick' });
+    await vi.waitFor(async () => {
+      await vt.settle();
+      expect(vt.text()).toContain('Resume which session?');
+    });
+    expect(vt.text()).toMatch(/› second task · 2026-01-01 00:00 · fake-model · ession-2/);
+    keys.write('\u001B[B');
+    keys.write('\r');
+    await started;
+    expect(store.get_state().session?.session_id).toBe('session-1');
+  });
+
   it('stays readable at 60 columns', async () => {
     const { until, emit, vt } = await mount({ columns: 60 });
     emit('usage.update', {

@@ -18,6 +18,7 @@ import {
   input_lines,
   PERMISSION_KEYS,
   permission_lines,
+  picker_lines,
   status_line,
 } from './prompt_lines.js';
 import type { Block } from './state_types.js';
@@ -114,6 +115,17 @@ export function App(props: AppProps) {
         return;
       }
       ctrl_c_at.current = 0;
+      if (current.picker !== null) {
+        const { picker } = current;
+        if (key.name === 'up' || key.name === 'down') {
+          store.dispatch({ type: 'picker_move', by: key.name === 'up' ? -1 : 1 });
+        } else if (key.name === 'enter') {
+          controller.pick(picker.sessions[picker.selected]?.session_id ?? null);
+        } else if (key.name === 'escape') {
+          controller.pick(null);
+        }
+        return;
+      }
       if (key.ctrl && key.name === 'd' && editing.text === '') {
         controller.exit(0);
         return;
@@ -166,7 +178,9 @@ export function App(props: AppProps) {
 
   const request = state.permissions[0];
   const bottom: string[] = [];
-  if (request !== undefined) {
+  if (state.picker !== null) {
+    bottom.push(...picker_lines(state.picker, palette, width, rows - 3));
+  } else if (request !== undefined) {
     bottom.push(...permission_lines(request, state.permissions.length, palette, width));
   } else {
     const placeholder = busy

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FakeClient } from '../test/fake_client.js';
 import { TuiController } from './controller.js';
 import type { TuiState } from './state_types.js';
@@ -47,6 +47,29 @@ describe('TuiController', () => {
     const other = create_store({ frame_ms: 0 });
     await new TuiController(client, other).start({ kind: 'resume', session_id: 'session-1' });
     expect(other.get_state().session?.session_id).toBe('session-1');
+  });
+
+  it('offers a picker of the sessions, and opens the one chosen or a new one', async () => {
+    const client = new FakeClient();
+    await client.create();
+    await client.create();
+    const store = create_store({ frame_ms: 0 });
+    const controller = new TuiController(client, store);
+    const started = controller.start({ kind: 'pick' });
+    await vi.waitFor(() => expect(store.get_state().picker?.sessions).toHaveLength(2));
+    controller.pick('session-1');
+    await started;
+    expect(store.get_state().picker).toBeNull();
+    expect(store.get_state().session?.session_id).toBe('session-1');
+    const fresh = new TuiController(client, create_store({ frame_ms: 0 }));
+    const opening = fresh.start({ kind: 'pick' });
+    await vi.waitFor(() => expect(fresh.store.get_state().picker).not.toBeNull());
+    fresh.pick(null);
+    await opening;
+    expect(fresh.store.get_state().session?.session_id).toBe('session-3');
+    const empty = new TuiController(new FakeClient(), create_store({ frame_ms: 0 }));
+    await empty.start({ kind: 'pick' });
+    expect(empty.store.get_state().session?.session_id).toBe('session-1');
   });
 
   it('sends a prompt when idle and a follow-up while a run is in flight', async () => {

@@ -13,7 +13,9 @@ export type OpenSession =
   | { kind: 'new' }
   /** The work dir's most recent session (a new one when there is none). */
   | { kind: 'continue' }
-  | { kind: 'resume'; session_id: string };
+  | { kind: 'resume'; session_id: string }
+  /** A picker of the work dir's sessions (a new one when there is none). */
+  | { kind: 'pick' };
 
 /** Commands the TUI handles itself; every other slash command goes to the host. */
 export const LOCAL_COMMANDS: readonly CommandInfo[] = [
@@ -52,6 +54,7 @@ export class TuiController {
   private stop_connection: () => void;
   private closed = false;
   private opened: Promise<void> | null = null;
+  private resolve_pick: ((session_id: string | null) => void) | null = null;
 
   constructor(client: TuiClient, store: TuiStore) {
     this.client = client;
@@ -83,7 +86,21 @@ export class TuiController {
 
   private async open(open: OpenSession): Promise<void> {
     let info: Awaited<ReturnType<TuiClient['create']>>;
-    if (open.kind === 'resume') {
+    if (open.kind === 'pick') {
+      const sessions = await this.client.list();
+      if (sessions.length > 0) {
+        const chosen = new Promise<string | null>((resolve) => {
+          this.resolve_pick = resolve;
+        });
+        this.store.dispatch({ type: 'picker_open', sessions });
+        const session_id = await chosen;
+        this.store.dispatch({ type: 'picker_close' });
+        info =
+          session_id === null ? await this.client.create() : await this.client.load(session_id);
+      } else {
+        info = await this.client.create();
+      }
+    } else if (open.kind === 'resume') {
       info = await this.client.load(open.session_id);
     } else if (open.kind === 'continue') {
       const latest = (await this.client.list())[0];
@@ -117,6 +134,13 @@ export class TuiController {
     } catch {
       this.commands = LOCAL_COMMANDS;
     }
+  }
+
+  /** Answers the session picker: the highlighted session, or null for a new one. */
+  pick(session_id: string | null): void {
+    const resolve = this.resolve_pick;
+    this.resolve_pick = null;
+    resolve?.(session_id);
   }
 
   /** Whether a run is in flight (or queued) as far as the screen knows. */

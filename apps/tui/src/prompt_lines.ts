@@ -207,3 +207,30 @@ export function status_line(input: StatusInput, palette: Palette, width: number)
   }
   return palette.dim(fit(shown.map((part) => part.text).join(separator), width));
 }
+
+/** The session picker of `--resume` without an id: a window of rows around the highlight. */
+export function picker_lines(
+  picker: { sessions: readonly SessionInfo[]; selected: number },
+  palette: Palette,
+  width: number,
+  max_rows: number,
+): string[] {
+  const head = palette.bold(
+    fit('Resume which session? ↑/↓ choose · Enter open · Esc a new one', width),
+  );
+  const room = Math.max(1, max_rows - 1);
+  const start = Math.min(
+    Math.max(0, picker.selected - Math.floor(room / 2)),
+    Math.max(0, picker.sessions.length - room),
+  );
+  const rows = picker.sessions.slice(start, start + room).map((session, offset) => {
+    const when = session.updated.replace('T', ' ').slice(0, 16);
+    const title = session.title.trim() === '' ? '(untitled)' : session.title.replace(/\s+/g, ' ');
+    const tail = ` · ${when} · ${session.model} · ${session.session_id.slice(-8)}`;
+    const line = `${fit(title, Math.max(10, width - 2 - string_width(tail)))}${tail}`;
+    return start + offset === picker.selected
+      ? `${palette.cyan('›')} ${palette.inverse(fit(line, width - 2))}`
+      : `  ${fit(line, width - 2)}`;
+  });
+  return [head, ...rows];
+}

@@ -35,6 +35,8 @@ export interface RunTuiOptions {
   show_reasoning?: boolean;
   /** Called once the first frame is on screen (for the start-up bench). */
   on_first_frame?: () => void;
+  /** Called once the screen is up, with a way to show lines on it (warnings of the caller). */
+  on_start?: (screen: { notice(level: 'info' | 'warn' | 'error', text: string): void }) => void;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
     },
   );
 
+  options.on_start?.({ notice: (level, text) => store.dispatch({ type: 'notice', level, text }) });
   controller.start(options.open ?? { kind: 'new' }).catch((error: unknown) => {
     const text = error instanceof Error ? error.message : String(error);
     store.dispatch({ type: 'notice', level: 'error', text: `could not open the session: ${text}` });

@@ -636,3 +636,16 @@ describe('reduce: queue matching', () => {
     expect(state.steering).toEqual([]);
   });
 });
+
+describe('reduce: session picker', () => {
+  it('opens on the newest session, moves within bounds and closes', () => {
+    const sessions = [info({ session_id: 'a' }), info({ session_id: 'b' })];
+    let state = reduce(initial_state(), { type: 'picker_open', sessions });
+    expect(state.picker?.selected).toBe(0);
+    state = reduce(state, { type: 'picker_move', by: 5 });
+    expect(state.picker?.selected).toBe(1);
+    state = reduce(state, { type: 'picker_move', by: -9 });
+    expect(state.picker?.selected).toBe(0);
+    expect(reduce(state, { type: 'picker_close' }).picker).toBeNull();
+  });
+});

@@ -36,6 +36,7 @@ export function initial_state(options: { reasoning_expanded?: boolean } = {}): T
     },
     reasoning_expanded: options.reasoning_expanded ?? false,
     expandable: null,
+    picker: null,
   };
 }
 
@@ -418,6 +419,16 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         generation: state.generation + 1,
         next_id: state.next_id,
       };
+    case 'picker_open':
+      return { ...state, picker: { sessions: action.sessions, selected: 0 } };
+    case 'picker_move': {
+      if (state.picker === null) return state;
+      const last = Math.max(0, state.picker.sessions.length - 1);
+      const selected = Math.min(last, Math.max(0, state.picker.selected + action.by));
+      return { ...state, picker: { ...state.picker, selected } };
+    }
+    case 'picker_close':
+      return { ...state, picker: null };
     case 'toggle_reasoning':
       return { ...state, reasoning_expanded: !state.reasoning_expanded };
     case 'expand': {

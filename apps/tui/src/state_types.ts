@@ -102,6 +102,8 @@ export interface TuiState {
   reasoning_expanded: boolean;
   /** The last thing shown collapsed that Ctrl+O can print in full. */
   expandable: { title: string; text: string; diff: boolean } | null;
+  /** `--resume` without an id: the sessions to choose from, and the one highlighted. */
+  picker: { sessions: readonly SessionInfo[]; selected: number } | null;
 }
 
 /** What changes the state: a host event, or something the person or the client did. */
@@ -129,4 +131,8 @@ export type TuiAction =
   | { type: 'steer_sent'; text: string }
   | { type: 'clear' }
   | { type: 'toggle_reasoning' }
-  | { type: 'expand' };
+  | { type: 'expand' }
+  | { type: 'picker_open'; sessions: readonly SessionInfo[] }
+  /** Moves the highlight by `by` rows (clamped). */
+  | { type: 'picker_move'; by: number }
+  | { type: 'picker_close' };
