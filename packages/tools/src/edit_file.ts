@@ -1,5 +1,6 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { apply_exact_edit, unified_diff } from './exact_edit.js';
 import { require_in_work_dir } from './guard.js';
 import { define_builtin } from './registry.js';
 import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
@@ -71,93 +72,14 @@ export const edit_file_tool: Tool<EditFileArgs> = define_builtin({
       );
     }
 
-    let old_text = args.old_text;
-    let new_text = args.new_text;
-    let positions = find_all(before, old_text);
-    if (positions.length === 0 && before.includes('\r\n') && !old_text.includes('\r')) {
-      old_text = old_text.replace(/\n/g, '\r\n');
-      new_text = new_text.replace(/\n/g, '\r\n');
-      positions = find_all(before, old_text);
-    }
-    if (positions.length === 0) return refuse(not_found_message(args.path, before, args.old_text));
-    if (positions.length > 1 && !args.replace_all) {
-      const lines = positions.slice(0, 10).map((position) => line_of(before, position));
-      const more = positions.length > 10 ? ', …' : '';
-      return refuse(
-        `old_text occurs ${positions.length} times in '${args.path}' (lines ${lines.join(', ')}${more}). ` +
-          'Include more surrounding text to pick one, or set replace_all to replace them all. Nothing was written.',
-      );
-    }
-
-    const after = splice_all(before, old_text, new_text, positions);
-    // loaded on first use (and before writing, so a failure leaves the file as it was)
-    const { createTwoFilesPatch } = await import('diff');
+    const edit = apply_exact_edit(before, args);
+    if (!edit.ok) return refuse(edit.message);
+    const { after, count } = edit;
+    // made before writing, so a failure to load the diff module leaves the file as it was
+    const body = await unified_diff(guarded.relative, before, after);
     context.signal.throwIfAborted();
     await write_file_atomic(context.work_dir, args.path, after, { signal: context.signal });
     const name = guarded.relative;
-    const diff = createTwoFilesPatch(
-      `a/${name}`,
-      `b/${name}`,
-      before,
-      after,
-      undefined,
-      undefined,
-      {
-        context: 3,
-      },
-    );
-    const body = diff.replace(/^=+\n/, '');
-    const count = positions.length;
     return `Edited ${name}: ${count} replacement${count === 1 ? '' : 's'}.\n${body}`;
   },
 });
-
-function find_all(text: string, needle: string): number[] {
-  const positions: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-    positions.push(at);
-  }
-  return positions;
-}
-
-function splice_all(
-  text: string,
-  needle: string,
-  replacement: string,
-  positions: number[],
-): string {
-  // plain slicing: String.replace would interpret `$&` and friends in new_text
-  let result = '';
-  let from = 0;
-  for (const position of positions) {
-    result += text.slice(from, position) + replacement;
-    from = position + needle.length;
-  }
-  return result + text.slice(from);
-}
-
-function line_of(text: string, position: number): number {
-  let line = 1;
-  for (let at = text.indexOf('\n'); at !== -1 && at < position; at = text.indexOf('\n', at + 1)) {
-    line += 1;
-  }
-  return line;
-}
-
-function not_found_message(path: string, text: string, old_text: string): string {
-  const base = `old_text was not found in '${path}'. It must match the file exactly, whitespace and indentation included; read_file shows the current text.`;
-  // a hint: lines that match the first line of old_text once whitespace is ignored
-  const wanted = old_text.split('\n').find((line) => line.trim() !== '');
-  if (wanted === undefined) return `${base} Nothing was written.`;
-  const squeeze = (line: string) => line.replace(/\s+/g, ' ').trim();
-  const target = squeeze(wanted);
-  const hits: number[] = [];
-  text.split('\n').forEach((line, index) => {
-    if (hits.length < 5 && squeeze(line).includes(target)) hits.push(index + 1);
-  });
-  const hint =
-    hits.length > 0
-      ? ` Its first line matches, ignoring whitespace, at line${hits.length > 1 ? 's' : ''} ${hits.join(', ')}.`
-      : '';
-  return `${base}${hint} Nothing was written.`;
-}

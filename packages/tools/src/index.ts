@@ -3,6 +3,8 @@ export { edit_distance, MAX_EDIT_DISTANCE_LENGTH } from './edit_distance.js';
 export type { EditFileArgs } from './edit_file.js';
 export { EDIT_FILE_MAX_BYTES, edit_file_tool } from './edit_file.js';
 export { child_env, env_passthrough_of, SECRET_NAME_PATTERN } from './env.js';
+export type { ExactEdit, ExactEditResult } from './exact_edit.js';
+export { apply_exact_edit, unified_diff } from './exact_edit.js';
 export type {
   BeforeToolCallResult,
   HookReturn,
