@@ -4,6 +4,7 @@ import type { AgentEvent, Message } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Agent } from './agent.js';
 import { make_config } from './config_load.js';
 
@@ -87,6 +88,29 @@ describe('Agent.run', () => {
     await none.run({ input: 'x', session: false });
     expect(chat.calls[1]?.tools).toEqual([]);
     expect(none.registry.names()).toEqual([]);
+  });
+
+  it('lets a tool named like a builtin take its place, in the same position', async () => {
+    const builtin = new Agent({ config: make_config({ work_dir }), chat: fake_chat([]) });
+    const own_read = {
+      name: 'read_file',
+      description: 'read through the editor',
+      parameters: z.object({ path: z.string() }),
+      execute: async () => 'from the editor',
+    };
+    const extra = { ...own_read, name: 'extra_tool', description: 'an extra' };
+    const agent = new Agent({
+      config: make_config({ work_dir }),
+      chat: fake_chat([]),
+      tools: [own_read, extra] as never[],
+    });
+    expect(agent.registry.names()).toEqual([...builtin.registry.names(), 'extra_tool']);
+    expect(agent.registry.get('read_file')?.description).toBe('read through the editor');
+    const result = await agent.executor.execute('read_file', { path: 'notes.txt' });
+    expect(result.output).toBe('from the editor');
+    expect(
+      () => new Agent({ config: make_config({ work_dir }), tools: [extra, extra] as never[] }),
+    ).toThrow(/already registered/);
   });
 
   it('adds AGENTS.md from the work dir and its parents up to the repository root', async () => {

@@ -36,7 +36,10 @@ export interface AgentOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Talk to this ChatFn instead of the configured providers (tests, library users). */
   chat?: ChatFn;
-  /** Extra tools registered after the builtins (subject to `tools_enabled`). */
+  /**
+   * Extra tools (subject to `tools_enabled`): registered after the builtins, except that a tool
+   * named like a builtin takes that builtin's place (a surface's own `read_file`, say).
+   */
   tools?: readonly Tool<never>[];
   /** The version written to new sessions (default: this package's). */
   lich_version?: string;
@@ -140,10 +143,17 @@ export class Agent {
     this.registry = new ToolRegistry();
     const allowed = config.tools_enabled;
     if (allowed === undefined || allowed.length > 0) {
-      const builtins = [...BUILTIN_TOOLS.keys()].filter((name) => tool_allowed(name, allowed));
-      register_builtins(this.registry, builtins);
+      const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+      for (const name of BUILTIN_TOOLS.keys()) {
+        if (!tool_allowed(name, allowed)) continue;
+        const replacement = extra.get(name);
+        if (replacement === undefined) register_builtins(this.registry, [name]);
+        else this.registry.register(replacement);
+      }
       for (const tool of options.tools ?? []) {
-        if (tool_allowed(tool.name, allowed)) this.registry.register(tool);
+        if (BUILTIN_TOOLS.has(tool.name) || !tool_allowed(tool.name, allowed)) continue;
+        // a second extra tool of the same name still throws, as before
+        this.registry.register(tool);
       }
     }
     this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir });
