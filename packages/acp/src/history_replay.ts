@@ -1,0 +1,93 @@
+import type { Message } from '@lich/core';
+import { safe_json_parse } from '@lich/core';
+import type { SessionUpdate } from './acp_sdk.js';
+import { plan_entries } from './plan.js';
+import { describe_tool_call, is_plan_tool } from './tool_display.js';
+import { TOOL_OUTPUT_SHOWN_CHARS, text_block } from './update_mapping.js';
+
+/**
+ * The `session/update`s that replay a conversation for `session/load`: user messages as
+ * `user_message_chunk`, reasoning as `agent_thought_chunk`, answers as `agent_message_chunk`, each
+ * tool call as a `tool_call` and its result as a `tool_call_update` (`completed` or `failed`).
+ * The system prompt is not replayed.
+ *
+ * Contract: pure, never throws; a tool call whose result is missing (a run cut short) is marked
+ * `failed`, so the editor shows no call as still running.
+ */
+export function replay_history(messages: readonly Message[], work_dir: string): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  const open = new Map<string, string>();
+  const close_open = () => {
+    for (const id of open.keys()) {
+      updates.push({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed' });
+    }
+    open.clear();
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        break;
+      case 'user':
+        close_open();
+        updates.push({ sessionUpdate: 'user_message_chunk', content: text_block(message.content) });
+        break;
+      case 'assistant': {
+        close_open();
+        if (message.reasoning) {
+          updates.push({
+            sessionUpdate: 'agent_thought_chunk',
+            content: text_block(message.reasoning),
+          });
+        }
+        if (message.content !== '') {
+          updates.push({
+            sessionUpdate: 'agent_message_chunk',
+            content: text_block(message.content),
+          });
+        }
+        for (const call of message.tool_calls ?? []) {
+          const parsed = safe_json_parse(call.arguments);
+          const args = parsed.ok ? parsed.value : call.arguments;
+          const display = describe_tool_call(call.name, args, work_dir);
+          updates.push({
+            sessionUpdate: 'tool_call',
+            toolCallId: call.id,
+            title: display.title,
+            kind: display.kind,
+            status: 'in_progress',
+            locations: display.locations,
+            content: display.content,
+            rawInput: args,
+          });
+          if (is_plan_tool(call.name)) {
+            const entries = plan_entries(args);
+            if (entries !== undefined) updates.push({ sessionUpdate: 'plan', entries });
+          }
+          open.set(call.id, call.name);
+        }
+        break;
+      }
+      case 'tool': {
+        const name = open.get(message.tool_call_id);
+        open.delete(message.tool_call_id);
+        const failed = message.is_error === true;
+        const text =
+          message.content.length > TOOL_OUTPUT_SHOWN_CHARS
+            ? `${message.content.slice(0, TOOL_OUTPUT_SHOWN_CHARS)}\n…`
+            : message.content;
+        const keep_diff = !failed && (name === 'edit_file' || name === 'write_file');
+        updates.push({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: message.tool_call_id,
+          status: failed ? 'failed' : 'completed',
+          ...(keep_diff || text === ''
+            ? {}
+            : { content: [{ type: 'content', content: text_block(text) }] }),
+        });
+        break;
+      }
+    }
+  }
+  close_open();
+  return updates;
+}

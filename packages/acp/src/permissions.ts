@@ -1,0 +1,59 @@
+import type { HostEventPayloads, PermissionOption } from '@lich/agent';
+import type {
+  AcpPermissionOption,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+} from './acp_sdk.js';
+import type { ToolDisplay } from './tool_display.js';
+
+/** The label the editor shows for each answer. */
+export const PERMISSION_LABELS: Readonly<Record<PermissionOption, string>> = {
+  allow_once: 'Allow',
+  allow_always: 'Always allow',
+  reject_once: 'Reject',
+  reject_always: 'Always reject',
+};
+
+/**
+ * The `session/request_permission` params for a host `permission.request`: the tool call (its
+ * title is the host's one line, e.g. `terminal: git push`; kind, locations and diff from
+ * `display`) and one option per answer the host offers, each option id the answer's own name.
+ */
+export function permission_request(
+  session_id: string,
+  request: HostEventPayloads['permission.request'],
+  display: ToolDisplay,
+): RequestPermissionRequest {
+  const options: AcpPermissionOption[] = request.options.map((option) => ({
+    optionId: option,
+    name: PERMISSION_LABELS[option],
+    kind: option,
+  }));
+  return {
+    sessionId: session_id,
+    toolCall: {
+      toolCallId: request.tool_call_id,
+      title: request.title,
+      kind: display.kind,
+      status: 'pending',
+      locations: display.locations,
+      content: display.content,
+      rawInput: request.args,
+    },
+    options,
+  };
+}
+
+/**
+ * The host answer for the client's response: the option it selected, when the host offered it;
+ * a cancelled request (or an option the host did not offer) is `reject_once`.
+ */
+export function permission_answer(
+  response: RequestPermissionResponse,
+  offered: readonly PermissionOption[],
+): PermissionOption {
+  const { outcome } = response;
+  if (outcome.outcome !== 'selected') return 'reject_once';
+  const chosen = offered.find((option) => option === outcome.optionId);
+  return chosen ?? 'reject_once';
+}
