@@ -1,0 +1,27 @@
+/** What the gateway itself says to people (not the model). Every text can be replaced. */
+export interface GatewayTexts {
+  /** Said once when a sender goes over the rate limit. */
+  slow_down: string;
+  /** Shown to an unknown user under pairing, with the command the owner runs. */
+  pairing: (platform: string, code: string) => string;
+  /** Shown when no code can be given now (too many pending, or pairing locked out). */
+  pairing_unavailable: string;
+  /** Sent as the reply when the model failed. */
+  error_reply: string;
+  /** Sent to the owner's chat when a tool asks for permission. */
+  approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
+}
+
+/** The default texts. */
+export const DEFAULT_TEXTS: GatewayTexts = {
+  slow_down: 'Slow down a little: I will answer again in a moment.',
+  pairing: (platform, code) =>
+    `I don't know you yet. To let you in, the owner of this bot runs:\n\n` +
+    `lich gateway pair ${platform} ${code}\n\nThe code works for one hour.`,
+  pairing_unavailable: 'I cannot take new pairing requests right now. Try again later.',
+  error_reply: 'Sorry, I could not answer that: the model failed. Please try again.',
+  approval_prompt: (conversation_key, title, waiting) =>
+    `Permission asked in ${conversation_key}: ${title}\n` +
+    `Reply y (allow once), a (allow always) or n (reject).` +
+    (waiting > 1 ? ` ${waiting - 1} more request(s) wait after this one.` : ''),
+};
