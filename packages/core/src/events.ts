@@ -62,6 +62,16 @@ export interface ToolCallEndEvent {
   message: ToolMessage;
 }
 
+/**
+ * Messages from `LoopParams.take_steering` were appended after turn `turn`'s tool results, before
+ * the next model call.
+ */
+export interface SteerEvent {
+  type: 'steer';
+  turn: number;
+  messages: readonly Message[];
+}
+
 /** The history is over the compression threshold and is about to be compressed. */
 export interface CompressStartEvent {
   type: 'compress_start';
@@ -117,6 +127,7 @@ export type AgentEvent =
   | LlmEndEvent
   | ToolCallStartEvent
   | ToolCallEndEvent
+  | SteerEvent
   | CompressStartEvent
   | CompressEndEvent
   | BudgetExhaustedEvent

@@ -23,6 +23,7 @@ export type {
   LlmStartEvent,
   RunEndEvent,
   RunStartEvent,
+  SteerEvent,
   StoppedReason,
   ToolCallEndEvent,
   ToolCallStartEvent,

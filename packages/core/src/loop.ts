@@ -62,6 +62,12 @@ export interface LoopParams {
   grace_call?: boolean;
   /** What the model is told on the grace call (default `DEFAULT_GRACE_INSTRUCTION`). */
   grace_instruction?: string;
+  /**
+   * Asked after each turn's tool results (not after a final answer): the messages it returns are
+   * appended, in order, before the next model call (a `steer` event names them). A surface uses
+   * it to put what a person typed mid-run in front of the model. A throw counts as none.
+   */
+  take_steering?: () => readonly Message[];
 }
 
 /** How a run ended. */
@@ -99,6 +105,8 @@ export interface LoopOutcome {
  * - A rejecting `ChatFn` (not an abort) emits `run_end` with `stopped_reason: 'error'` and the
  *   original error is rethrown unchanged; a `ChatFn` that resolves without a message is such an
  *   error too.
+ * - After each turn's tool results (unless aborted), `take_steering` is asked; what it returns is
+ *   appended before the next model call and announced with a `steer` event.
  * - Listeners that throw never break the run (see `AgentEmitter`).
  */
 export async function run_conversation(
@@ -187,6 +195,12 @@ export async function run_conversation(
         emit,
         append,
       });
+      if (signal?.aborted) continue;
+      const steering = take_steering(params);
+      if (steering.length > 0) {
+        for (const message of steering) append(message);
+        emit({ type: 'steer', turn, messages: steering });
+      }
     }
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
@@ -199,6 +213,21 @@ export async function run_conversation(
       error: text,
     });
     throw error;
+  }
+}
+
+/** What `params.take_steering` hands over; nothing when absent, when it throws or returns junk. */
+function take_steering(params: LoopParams): Message[] {
+  if (params.take_steering === undefined) return [];
+  try {
+    const taken = params.take_steering();
+    if (!Array.isArray(taken)) return [];
+    return taken.filter(
+      (message): message is Message =>
+        typeof message === 'object' && message !== null && typeof message.role === 'string',
+    );
+  } catch {
+    return [];
   }
 }
 
