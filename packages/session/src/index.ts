@@ -14,6 +14,7 @@ export {
   TITLE_LIMIT,
 } from './list.js';
 export { export_markdown } from './markdown.js';
+export { one_line } from './one_line.js';
 export {
   type ReadMessagesOptions,
   type ReadSessionOptions,
@@ -34,6 +35,7 @@ export {
   type CompressEndRecord,
   type MessageRecord,
   type MessageSource,
+  type PermissionRecord,
   type RecordBase,
   type RunEndRecord,
   type RunStartRecord,
@@ -43,6 +45,7 @@ export {
   type SessionRecordInput,
   type SessionRecordType,
   type SessionStartRecord,
+  type TitleRecord,
 } from './records.js';
 export {
   type SearchHit,
@@ -50,6 +53,7 @@ export {
   search_sessions,
 } from './search.js';
 export { assert_session_id, is_valid_session_id, new_session_id } from './session_id.js';
+export type { SessionStorage } from './session_storage.js';
 export {
   apply_record,
   conversation_of,

@@ -11,7 +11,10 @@ import { validate_record } from './validate_record.js';
 export interface SessionSummary {
   id: string;
   path: string;
-  /** The first user message, on one line, clamped to `TITLE_LIMIT` characters; `''` if none. */
+  /**
+   * The last `title` record's title (when the listing read it), else the first user message; on
+   * one line, clamped to `TITLE_LIMIT` characters; `''` if none.
+   */
   title: string;
   /** When the session was created (ISO 8601). */
   created: string;
@@ -86,7 +89,7 @@ async function read_range(file: FileHandle, position: number, length: number): P
 }
 
 /** Run records, told by their first bytes: the writer puts `v` and `type` first. */
-const RUN_RECORD = /^\{"v":\d+,"type":"run_(?:start|end)"/;
+const RUN_RECORD = /^\{"v":\d+,"type":"(?:run_start|run_end|title)"/;
 const ENDS = (line: string) => RUN_RECORD.test(line);
 
 async function summarise(id: string, path: string): Promise<SessionSummary> {
@@ -143,8 +146,13 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
       }
       const last_end = tail.records.findLast((record) => record.type === 'run_end');
       for (const record of [...head.records, ...tail.records]) {
-        if ('run' in record) summary.runs = Math.max(summary.runs, record.run);
+        if ('run' in record && record.run !== undefined)
+          summary.runs = Math.max(summary.runs, record.run);
       }
+      const titled = [...head.records, ...tail.records].findLast(
+        (record) => record.type === 'title',
+      );
+      if (titled?.type === 'title') summary.title = one_line(titled.title, TITLE_LIMIT);
       if (last_end?.type === 'run_end') {
         summary.usage = last_end.usage_total;
         break;

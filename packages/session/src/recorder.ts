@@ -6,6 +6,7 @@ import type {
   Message,
   RunEndEvent,
   RunStartEvent,
+  SteerEvent,
   ToolCallEndEvent,
   Usage,
 } from '@lich/core';
@@ -50,7 +51,8 @@ function default_on_error(path: string): (error: unknown, event: AgentEvent) => 
 
 /**
  * Writes the loop's events to a session as records: `run_start` and the seeded messages the
- * session does not hold yet, one `message` per `llm_end` and `tool_call_end`,
+ * session does not hold yet, one `message` per `llm_end` and `tool_call_end` and per steered
+ * message (`steer`),
  * `budget_exhausted`, `compress_end`, and `run_end` with the run's usage (summed from its
  * `llm_end` events) and the session's totals.
  *
@@ -121,6 +123,9 @@ export class SessionRecorder {
           break;
         case 'compress_end':
           this.#compress_end(event);
+          break;
+        case 'steer':
+          this.#steer(event);
           break;
         case 'budget_exhausted':
           this.#write(event, {
@@ -235,6 +240,22 @@ export class SessionRecorder {
       tool_ok: event.result.ok,
       duration_ms: event.result.duration_ms,
     });
+  }
+
+  #steer(event: SteerEvent): void {
+    const run = this.#current_run();
+    for (const message of event.messages) {
+      const index = this.#history.length;
+      this.#history.push(message);
+      this.#write(event, {
+        type: 'message',
+        run,
+        index,
+        source: 'steer',
+        message,
+        turn: event.turn,
+      });
+    }
   }
 
   #compress_end(event: CompressEndEvent): void {

@@ -47,8 +47,11 @@ export interface RunStartRecord extends RecordBase {
   input: string;
 }
 
-/** Where a message record came from. `sync` repairs a view that drifted from the loop's history. */
-export type MessageSource = 'seed' | 'llm' | 'tool' | 'sync';
+/**
+ * Where a message record came from. `steer` is a user message put into a run in flight;
+ * `sync` repairs a view that drifted from the loop's history.
+ */
+export type MessageSource = 'seed' | 'llm' | 'tool' | 'steer' | 'sync';
 
 /** One message of the conversation, placed at `index` of the loop's history. */
 export interface MessageRecord extends RecordBase {
@@ -117,6 +120,32 @@ export interface RunEndRecord extends RecordBase {
   error?: string;
 }
 
+/** The session was given a title (the last one wins over the first user message). */
+export interface TitleRecord extends RecordBase {
+  type: 'title';
+  title: string;
+}
+
+/**
+ * A decision on whether a tool call may run: by a rule, the approval mode, a remembered answer,
+ * a person (`approver`), or a refusal because nobody could be asked (`no_approver`).
+ */
+export interface PermissionRecord extends RecordBase {
+  type: 'permission';
+  /** The run the call belongs to, when known. */
+  run?: number;
+  tool: string;
+  tool_call_id?: string;
+  /** One line for a person: `terminal: git push`. */
+  title: string;
+  decision: 'allow' | 'deny';
+  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver';
+  /** The rule that decided, as written (`terminal(git push*)`). */
+  rule?: string;
+  /** The approver's answer, when one was asked. */
+  option?: string;
+}
+
 /** Any record of a session file. */
 export type SessionRecord =
   | SessionStartRecord
@@ -124,7 +153,9 @@ export type SessionRecord =
   | MessageRecord
   | BudgetExhaustedRecord
   | CompressEndRecord
-  | RunEndRecord;
+  | RunEndRecord
+  | TitleRecord
+  | PermissionRecord;
 
 /** The `type` of a record. */
 export type SessionRecordType = SessionRecord['type'];
@@ -142,6 +173,8 @@ export const SESSION_RECORD_TYPES: readonly SessionRecordType[] = [
   'budget_exhausted',
   'compress_end',
   'run_end',
+  'title',
+  'permission',
 ];
 
 /** Stamps an input record with the format version and a time, `v`, `type` and `at` first. */

@@ -20,6 +20,8 @@ export interface SessionState {
   usage_total: Usage;
   /** How many records were applied. */
   records: number;
+  /** The last `title` record's title, if any. */
+  title?: string;
 }
 
 /** A state with no records applied. */
@@ -64,7 +66,11 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       state.runs = Math.max(state.runs, record.run);
       truncate(state.slots, record.messages_count);
       return;
+    case 'title':
+      state.title = record.title;
+      return;
     case 'budget_exhausted':
+    case 'permission':
       return;
   }
 }

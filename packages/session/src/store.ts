@@ -1,11 +1,14 @@
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Message } from '@lich/core';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
 import { FileSessionHandle, type FsyncMode, type SessionHandle } from './handle.js';
+import { list_sessions, type SessionSummary } from './list.js';
 import { acquire_lock, type SessionLock } from './lock.js';
-import { load_session_file } from './reader.js';
+import { load_session_file, read_session_messages } from './reader.js';
 import { session_file } from './session_files.js';
 import { assert_session_id, new_session_id } from './session_id.js';
+import type { SessionStorage } from './session_storage.js';
 import { empty_state, state_of } from './state.js';
 
 /** The folder sessions go to by default: `<work_dir>/.lich/sessions`. */
@@ -49,7 +52,7 @@ export interface OpenSessionOptions {
  * (another live process writes the session), `not_jsonl`, `corrupt`, `newer_version` (nothing is
  * changed in those cases), or `aborted` when `signal` fired first.
  */
-export class SessionStore {
+export class SessionStore implements SessionStorage {
   readonly session_dir: string;
   readonly #fsync: FsyncMode;
   readonly #now: () => Date;
@@ -61,6 +64,48 @@ export class SessionStore {
     this.session_dir = resolve(options.session_dir);
     this.#fsync = options.fsync ?? 'run_end';
     this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The folder, as `SessionStorage.location`. */
+  get location(): string {
+    return this.session_dir;
+  }
+
+  /** The conversation of session `id` (problems of the file are warned about on stderr). */
+  read(id: string, options: { signal?: AbortSignal } = {}): Promise<Message[]> {
+    return read_session_messages(this.path_of(id), options);
+  }
+
+  /** Every session of the folder, most recently updated first (`list_sessions`). */
+  list(options: { signal?: AbortSignal } = {}): Promise<SessionSummary[]> {
+    return list_sessions(this.session_dir, options);
+  }
+
+  /**
+   * Deletes session `id`'s file (and a `.corrupt` file beside it). Resolves false when there was
+   * none; rejects with `locked` while a live process holds it.
+   */
+  async delete(id: string): Promise<boolean> {
+    const path = this.path_of(id);
+    try {
+      await stat(path);
+    } catch {
+      return false;
+    }
+    const lock = await acquire_lock(path);
+    try {
+      await unlink(path);
+      await unlink(`${path}.corrupt`).catch(() => undefined);
+      return true;
+    } catch (error) {
+      if (system_code(error) === 'ENOENT') return false;
+      throw new SessionError('not_writable', `cannot delete ${path}: ${error_text(error)}`, {
+        path,
+        cause: error,
+      });
+    } finally {
+      await lock.release();
+    }
   }
 
   /** The file of session `id`. Throws a `SessionError` (`invalid_id`) for an unsafe id. */

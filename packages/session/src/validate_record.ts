@@ -9,7 +9,8 @@ type Fields = Record<string, unknown>;
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 const STOPPED = new Set(['final', 'budget', 'aborted', 'error']);
-const SOURCES = new Set(['seed', 'llm', 'tool', 'sync']);
+const SOURCES = new Set(['seed', 'llm', 'tool', 'steer', 'sync']);
+const DECISIONS = new Set(['allow', 'deny']);
 
 function is_object(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,7 +69,7 @@ function check_fields(fields: Fields): string | undefined {
       return require_counts(fields, ['run', 'max_turns', 'seeded_count', 'kept']);
     case 'message':
       if (typeof fields.source !== 'string' || !SOURCES.has(fields.source)) {
-        return "'source' is not seed, llm, tool or sync";
+        return "'source' is not seed, llm, tool, steer or sync";
       }
       if (fields.usage !== undefined) {
         const usage = check_usage(fields.usage, 'usage');
@@ -95,6 +96,16 @@ function check_fields(fields: Fields): string | undefined {
         check_usage(fields.usage, 'usage') ??
         check_usage(fields.usage_total, 'usage_total')
       );
+    case 'title':
+      return typeof fields.title === 'string' ? undefined : "'title' is not a string";
+    case 'permission':
+      for (const name of ['tool', 'title', 'source']) {
+        if (typeof fields[name] !== 'string') return `'${name}' is not a string`;
+      }
+      if (typeof fields.decision !== 'string' || !DECISIONS.has(fields.decision)) {
+        return "'decision' is not allow or deny";
+      }
+      return fields.run === undefined ? undefined : require_counts(fields, ['run']);
     default:
       return `unknown record type '${String(fields.type)}'`;
   }
