@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   AgentListener,
   ChatFn,
@@ -6,7 +7,13 @@ import type {
   ToolDefinition,
   Usage,
 } from '@lich/core';
-import { AgentEmitter, empty_usage, run_conversation } from '@lich/core';
+import {
+  AgentEmitter,
+  type CompressResult,
+  compress_messages,
+  empty_usage,
+  run_conversation,
+} from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import {
   attach_recorder,
@@ -22,8 +29,9 @@ import {
   ToolRegistry,
 } from '@lich/tools';
 import { collect_usage } from './collect_usage.js';
-import type { AgentConfig } from './config_schema.js';
+import type { AgentConfig, ProviderEntry } from './config_schema.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
+import { chain_for_model } from './model_chain.js';
 import { find_project_instructions, with_project_instructions } from './project_instructions.js';
 import { create_provider_chat } from './provider_chat.js';
 import { tool_allowed } from './tool_allowlist.js';
@@ -64,6 +72,22 @@ export interface AgentRunOptions {
   session?: SessionHandle | false;
   /** Hears this run's events only (the agent's emitter hears every run's). */
   on_event?: AgentListener;
+  /**
+   * Asked after each turn's tool results; the messages it returns go in before the next model
+   * call (`LoopParams.take_steering`).
+   */
+  take_steering?: () => readonly Message[];
+  /**
+   * Run on this model instead of the chain's first: `model` or `provider/model`
+   * (`Agent.resolve_model`). Ignored when the agent was built with `chat`.
+   */
+  model?: string;
+  /** Hears the provider router's retries and failovers of this run only. */
+  on_provider_event?: (event: RouterEvent) => void;
+  /** Hears this run's warnings (a session record that could not be written) instead of the agent's. */
+  on_warning?: (text: string) => void;
+  /** Extra fields handed to every tool call's context (a permission gate, a session id). */
+  tool_context?: Readonly<Record<string, unknown>>;
 }
 
 /** What a run produced. */
@@ -124,7 +148,11 @@ export class Agent {
   readonly registry: ToolRegistry;
   readonly executor: ToolExecutor;
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #chat: ChatFn;
+  readonly #chat: ChatFn | undefined;
+  readonly #chats = new Map<string, ChatFn>();
+  readonly #on_provider_event: ((event: RouterEvent) => void) | undefined;
+  /** The provider listener of the run whose model call is in flight (runs may be parallel). */
+  readonly #run_scope = new AsyncLocalStorage<(event: RouterEvent) => void>();
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
   #prepared: Promise<Prepared> | undefined;
@@ -157,12 +185,39 @@ export class Agent {
       }
     }
     this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir });
-    this.#chat =
-      options.chat ??
-      create_provider_chat(config.providers, {
+    this.#chat = options.chat;
+    this.#on_provider_event = options.on_provider_event;
+    // the configured chain is built now, so a config the router refuses fails here, as before
+    this.#chat_for(undefined);
+  }
+
+  /**
+   * The chain a run on `model` (`model` or `provider/model`) would use, or null when the config
+   * names no such provider or model. Absent: the configured chain.
+   */
+  resolve_model(model?: string): readonly Readonly<ProviderEntry>[] | null {
+    if (model === undefined) return this.config.providers;
+    return chain_for_model(this.config.providers, model);
+  }
+
+  /** The ChatFn of a chain, built once per chain and shared by every run on it. */
+  #chat_for(model: string | undefined): ChatFn {
+    if (this.#chat !== undefined) return this.#chat;
+    const chain = this.resolve_model(model);
+    if (chain === null) throw new Error(`Agent.run: no provider in the config serves '${model}'`);
+    const key = chain.map((entry) => `${entry.kind}/${entry.model}`).join('|');
+    let chat = this.#chats.get(key);
+    if (chat === undefined) {
+      chat = create_provider_chat(chain, {
         env: this.#env,
-        ...(options.on_provider_event ? { on_provider_event: options.on_provider_event } : {}),
+        on_provider_event: (event) => {
+          this.#on_provider_event?.(event);
+          this.#run_scope.getStore()?.(event);
+        },
       });
+      this.#chats.set(key, chat);
+    }
+    return chat;
   }
 
   /** Adds a listener of every run's events; returns a function that removes it. */
@@ -218,6 +273,11 @@ export class Agent {
     return this.#prepared;
   }
 
+  /** The version written to new sessions: `lich_version`, else this package's. */
+  async version(): Promise<string> {
+    return this.#lich_version ?? (await own_version());
+  }
+
   /**
    * Opens a new session file under `session_dir` for runs to record into (the caller closes it).
    * Best-effort: resolves with null after a warning when it cannot be created.
@@ -258,30 +318,38 @@ export class Agent {
         : options.session === undefined
           ? await this.create_session()
           : options.session;
+    const warn = options.on_warning ?? this.#warn;
     const recorder: SessionRecorder | null = handle
       ? attach_recorder(run_emitter, handle, {
           on_error: (error) =>
-            this.#warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
+            warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
         })
       : null;
     try {
-      const outcome = await run_conversation(
-        {
-          chat: this.#chat,
-          tools: this.executor,
-          definitions: prepared.definitions,
-          emitter: run_emitter,
-          tool_context: { work_dir: config.work_dir, env_passthrough: config.env_passthrough },
+      const chat = this.#chat_for(options.model);
+      const deps = {
+        chat,
+        tools: this.executor,
+        definitions: prepared.definitions,
+        emitter: run_emitter,
+        tool_context: {
+          ...options.tool_context,
+          work_dir: config.work_dir,
+          env_passthrough: config.env_passthrough,
         },
-        seed,
-        {
-          max_turns: config.max_turns,
-          system_prompt: prepared.system_prompt,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          context_window: config.context_window,
-          compression: { ...config.compression },
-        },
-      );
+      };
+      const params = {
+        max_turns: config.max_turns,
+        system_prompt: prepared.system_prompt,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        context_window: config.context_window,
+        compression: { ...config.compression },
+        ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
+      };
+      const on_provider_event = options.on_provider_event;
+      const outcome = await (on_provider_event === undefined
+        ? run_conversation(deps, seed, params)
+        : this.#run_scope.run(on_provider_event, () => run_conversation(deps, seed, params)));
       return {
         outcome,
         transcript: outcome.messages,
@@ -295,6 +363,20 @@ export class Agent {
       }
       if (handle && own_session) await handle.close();
     }
+  }
+
+  /**
+   * Compresses a conversation now, as the loop does when it grows too long (`/compact`): the
+   * middle replaced by a summary the model writes. Never throws for a failed summary (`ok: false`).
+   */
+  async compact(
+    history: readonly Message[],
+    options: { model?: string; signal?: AbortSignal } = {},
+  ): Promise<CompressResult> {
+    return compress_messages(history, this.#chat_for(options.model), {
+      keep_recent: this.config.compression.keep_recent,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   }
 
   /** Stops MCP servers and plugins. Idempotent; never rejects. */

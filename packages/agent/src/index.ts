@@ -4,7 +4,13 @@ export {
   type AgentRunOptions,
   type AgentRunResult,
 } from './agent.js';
+export { builtin_commands } from './builtin_commands.js';
 export { collect_usage } from './collect_usage.js';
+export {
+  type CommandContext,
+  CommandRegistry,
+  type SlashCommand,
+} from './command_registry.js';
 export { ConfigError } from './config_error.js';
 export {
   parse_cli_value,
@@ -48,6 +54,11 @@ export {
   type ProviderEntry,
 } from './config_schema.js';
 export {
+  DEFAULT_COALESCE_MS,
+  DeltaCoalescer,
+  type DeltaKind,
+} from './delta_coalescer.js';
+export {
   DEFAULT_OLLAMA_HOST,
   detect_env_providers,
   type EnvProviders,
@@ -55,7 +66,9 @@ export {
   ollama_base_url,
   probe_ollama,
 } from './env_providers.js';
+export { DEFAULT_RING_BYTES, DEFAULT_RING_EVENTS, EventRing } from './event_ring.js';
 export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
+export { chain_for_model, model_label } from './model_chain.js';
 export { nearest_word } from './nearest_word.js';
 export {
   find_project_instructions,
@@ -73,6 +86,11 @@ export {
   type ProviderChatOptions,
   to_provider_config,
 } from './provider_chat.js';
+export {
+  create_session_host,
+  type LocalSessionHost,
+  type SessionHostOptions,
+} from './session_host.js';
 export { SessionHostError, type SessionHostErrorCode } from './session_host_error.js';
 export {
   type ApprovalMode,

@@ -3,7 +3,9 @@ export type SessionHostErrorCode =
   | 'unknown_session'
   | 'unknown_request'
   | 'shutting_down'
-  | 'invalid_argument';
+  | 'invalid_argument'
+  /** The session exists but cannot be opened: another process holds it, or its file is corrupt. */
+  | 'unavailable';
 
 /**
  * A `SessionHost` method's refusal: a session it does not know, a host shutting down, a bad

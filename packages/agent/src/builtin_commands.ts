@@ -1,0 +1,85 @@
+import type { SlashCommand } from './command_registry.js';
+import { SessionHostError } from './session_host_error.js';
+
+/** `/help`: every command with its description. */
+const HELP: SlashCommand = {
+  name: 'help',
+  description: 'List the slash commands.',
+  run(context) {
+    const lines = context.host
+      .commands(context.session_id)
+      .map(
+        (command) =>
+          `/${command.name}${command.argument_hint ? ` ${command.argument_hint}` : ''}  ${command.description}`,
+      );
+    return { ok: true, output: lines.join('\n') };
+  },
+};
+
+const CLEAR: SlashCommand = {
+  name: 'clear',
+  description: 'Start the conversation afresh (the session file keeps what was said).',
+  async run(context) {
+    await context.clear();
+    return { ok: true, output: 'The conversation was cleared.' };
+  },
+};
+
+const COMPACT: SlashCommand = {
+  name: 'compact',
+  description: 'Summarise the earlier conversation now, to free context.',
+  run(context) {
+    return context.compact();
+  },
+};
+
+const MODEL: SlashCommand = {
+  name: 'model',
+  description: 'Show the model, or switch this session to another one.',
+  argument_hint: '[provider/model]',
+  async run(context, args) {
+    const { host, session_id } = context;
+    if (args === '') {
+      const info = await host.get(session_id);
+      const others = host
+        .models()
+        .map((model) => `  ${model.provider}/${model.model}${model.default ? ' (default)' : ''}`);
+      return {
+        ok: true,
+        output: [`Model: ${info.provider}/${info.model}`, 'Configured:', ...others].join('\n'),
+      };
+    }
+    try {
+      await host.set_model(session_id, args);
+    } catch (error) {
+      if (SessionHostError.is_instance(error) && error.code === 'invalid_argument') {
+        return { ok: false, output: error.message };
+      }
+      throw error;
+    }
+    const info = await host.get(session_id);
+    return { ok: true, output: `Model: ${info.provider}/${info.model}` };
+  },
+};
+
+const SESSIONS: SlashCommand = {
+  name: 'sessions',
+  description: 'List the sessions of this work dir, newest first.',
+  async run(context) {
+    const sessions = await context.host.list();
+    if (sessions.length === 0) return { ok: true, output: 'No sessions yet.' };
+    const lines = sessions
+      .slice(0, 20)
+      .map(
+        (session) =>
+          `${session.session_id}  ${session.updated.slice(0, 16).replace('T', ' ')}  ${session.live ? '(live) ' : ''}${session.title || '(untitled)'}`,
+      );
+    if (sessions.length > 20) lines.push(`… and ${sessions.length - 20} more`);
+    return { ok: true, output: lines.join('\n') };
+  },
+};
+
+/** The commands every host has: `/help`, `/clear`, `/compact`, `/model`, `/sessions`. */
+export function builtin_commands(): SlashCommand[] {
+  return [HELP, CLEAR, COMPACT, MODEL, SESSIONS];
+}

@@ -1,0 +1,79 @@
+import type { CommandInfo, CommandResult, SessionHost } from './session_host_types.js';
+
+/** What a slash command runs with. */
+export interface CommandContext {
+  host: SessionHost;
+  /** The session the command was typed in. */
+  session_id: string;
+  /** Empties the session's conversation (the file keeps what was said). */
+  clear(): Promise<void>;
+  /** Compresses the session's conversation now. */
+  compact(): Promise<CommandResult>;
+}
+
+/**
+ * A slash command every surface lists and runs.
+ *
+ * Contract: `name` has no slash and matches `^[a-z][a-z0-9_-]*$`; `run` may reject, which the
+ * registry turns into `{ ok: false }` with the message.
+ */
+export interface SlashCommand extends CommandInfo {
+  run(context: CommandContext, args: string): Promise<CommandResult> | CommandResult;
+}
+
+const NAME = /^[a-z][a-z0-9_-]*$/;
+
+/**
+ * The slash commands of a host: the built-ins and those plugins add.
+ *
+ * Contract: names are unique (`register` throws on a second one, or on a bad name); `list` is in
+ * registration order; `run` never rejects: an unknown command and a failing one are
+ * `{ ok: false }` results naming what went wrong.
+ */
+export class CommandRegistry {
+  readonly #commands = new Map<string, SlashCommand>();
+
+  register(command: SlashCommand): () => void {
+    const name = command.name;
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      throw new TypeError(`a slash command name must match ${NAME} (without the slash): '${name}'`);
+    }
+    if (this.#commands.has(name)) throw new Error(`slash command /${name} is already registered`);
+    this.#commands.set(name, command);
+    return () => {
+      if (this.#commands.get(name) === command) this.#commands.delete(name);
+    };
+  }
+
+  has(name: string): boolean {
+    return this.#commands.has(normalise(name));
+  }
+
+  list(): CommandInfo[] {
+    return [...this.#commands.values()].map((command) => ({
+      name: command.name,
+      description: command.description,
+      ...(command.argument_hint === undefined ? {} : { argument_hint: command.argument_hint }),
+    }));
+  }
+
+  async run(context: CommandContext, name: string, args = ''): Promise<CommandResult> {
+    const command = this.#commands.get(normalise(name));
+    if (command === undefined) {
+      const known = [...this.#commands.keys()].map((known_name) => `/${known_name}`).join(', ');
+      return { ok: false, output: `unknown command /${normalise(name)}; known: ${known}` };
+    }
+    try {
+      return await command.run(context, args.trim());
+    } catch (error) {
+      return {
+        ok: false,
+        output: `/${command.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+}
+
+function normalise(name: string): string {
+  return name.trim().replace(/^\//, '').toLowerCase();
+}

@@ -1,0 +1,77 @@
+import type { AgentEvent, Usage } from '@lich/core';
+import type { DeltaKind } from './delta_coalescer.js';
+import type { HostEventPayloads, HostEventType } from './session_host_types.js';
+
+/** Where one turn's mapped events go. */
+export interface TurnSink {
+  readonly turn_id: string;
+  /** A piece of streamed text or reasoning (coalesced by the receiver). */
+  delta(kind: DeltaKind, text: string): void;
+  /** A whole event; the receiver sends pending deltas first. */
+  publish<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void;
+  /** A model call's usage, once it ended; the receiver publishes `usage.update`. */
+  usage(usage: Usage | undefined): void;
+}
+
+function parsed_args(raw: string, parsed: unknown): unknown {
+  return parsed === undefined ? raw : parsed;
+}
+
+/**
+ * Maps one loop event of a host run onto host events: `llm_delta` → `message.delta` /
+ * `reasoning.delta`, `llm_end` → `message.completed` and `usage.update`, tool calls →
+ * `tool.start` / `tool.end`, `steer` → `message.steered`, `compress_end` → `compaction`. The
+ * other loop events say nothing a surface needs (`turn.started` and `turn.completed` come from
+ * the run itself). Never throws unless the sink does.
+ */
+export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
+  const { turn_id } = sink;
+  switch (event.type) {
+    case 'llm_delta':
+      sink.delta(event.delta.kind === 'reasoning' ? 'reasoning' : 'text', event.delta.text);
+      return;
+    case 'llm_end':
+      sink.publish('message.completed', { turn_id, message: event.message });
+      sink.usage(event.usage);
+      return;
+    case 'tool_call_start':
+      sink.publish('tool.start', {
+        turn_id,
+        tool_call_id: event.call.id,
+        name: event.call.name,
+        args: parsed_args(event.call.arguments, event.args),
+      });
+      return;
+    case 'tool_call_end': {
+      const { result } = event;
+      const sandboxed = (result as { sandboxed?: unknown }).sandboxed;
+      sink.publish('tool.end', {
+        turn_id,
+        tool_call_id: event.call.id,
+        name: event.call.name,
+        ok: result.ok,
+        output: result.output,
+        ...(result.error === undefined ? {} : { error: result.error }),
+        duration_ms: result.duration_ms,
+        ...(typeof sandboxed === 'boolean' ? { sandboxed } : {}),
+      });
+      return;
+    }
+    case 'steer':
+      for (const message of event.messages) {
+        sink.publish('message.steered', { turn_id, text: message.content });
+      }
+      return;
+    case 'compress_end':
+      sink.publish('compaction', {
+        turn_id,
+        ok: event.ok,
+        before_count: event.before_count,
+        after_count: event.after_count,
+        ...(event.error === undefined ? {} : { error: event.error }),
+      });
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,432 @@
+import { randomUUID } from 'node:crypto';
+import { add_usage, empty_usage, type Message, type Usage } from '@lich/core';
+import type { RouterEvent } from '@lich/providers';
+import { one_line, type SessionHandle, TITLE_LIMIT } from '@lich/session';
+import type { Agent } from './agent.js';
+import { DeltaCoalescer } from './delta_coalescer.js';
+import { EventRing } from './event_ring.js';
+import { map_agent_event, type TurnSink } from './host_event_mapper.js';
+import type {
+  ApprovalMode,
+  HostEvent,
+  HostEventPayloads,
+  HostEventType,
+  SessionInfo,
+  SubscribeOptions,
+  Subscription,
+  TurnStopReason,
+  TurnTicket,
+} from './session_host_types.js';
+
+/** What a live session starts from. */
+export interface LiveSessionInit {
+  id: string;
+  epoch: string;
+  agent: Agent;
+  /** Where its runs are recorded; null when they are not. */
+  handle: SessionHandle | null;
+  history: Message[];
+  title: string;
+  created: string;
+  approval_mode: ApprovalMode;
+  usage_total: Usage;
+  ring_events?: number;
+  ring_bytes?: number;
+  coalesce_ms: number;
+  now: () => Date;
+  /** Hears warnings (a record that could not be written) besides the session's `error` event. */
+  on_warning: (text: string) => void;
+  /** Extra tool context of every run (the permission gate). */
+  tool_context?: (session: LiveSession, turn_id: string) => Record<string, unknown>;
+}
+
+interface QueuedTurn {
+  turn_id: string;
+  input: string;
+  kind: 'prompt' | 'follow_up';
+  client_request_id?: string;
+}
+
+interface Listener {
+  listener: (event: HostEvent) => void;
+  can_approve: boolean;
+}
+
+function new_turn_id(): string {
+  return `turn_${randomUUID()}`;
+}
+
+function stop_reason_of(stopped: string, finish_reason: string | undefined): TurnStopReason {
+  if (stopped === 'aborted') return 'cancelled';
+  if (stopped === 'budget') return 'max_turns';
+  if (stopped === 'error') return 'error';
+  return finish_reason === 'content_filter' ? 'refusal' : 'end_turn';
+}
+
+function approx_tokens(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    chars += message.content.length;
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? [])
+        chars += call.name.length + call.arguments.length;
+    }
+  }
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * One session held by a `SessionHost`: its history, its session file, at most one run in flight,
+ * the queue of prompts and follow-ups behind it, steering text for the run, and its event stream
+ * (seq, ring, coalesced deltas, subscribers).
+ *
+ * Contract: `publish` gives each event the next seq, keeps it in the ring and hands it to every
+ * listener synchronously (a throwing listener is ignored); pending deltas always go out before
+ * the next other event; runs start in queue order, one at a time, and every run ends with one
+ * `turn.completed`.
+ */
+export class LiveSession {
+  readonly id: string;
+  readonly epoch: string;
+  readonly agent: Agent;
+  readonly handle: SessionHandle | null;
+  readonly created: string;
+  readonly ring: EventRing;
+  history: Message[];
+  title: string;
+  approval_mode: ApprovalMode;
+  /** The model asked for with `set_model` (`model` or `provider/model`); absent: the chain's. */
+  model_spec: string | undefined;
+  usage_total: Usage;
+  updated: string;
+  closed = false;
+  readonly #init: LiveSessionInit;
+  readonly #coalescer: DeltaCoalescer;
+  readonly #listeners = new Set<Listener>();
+  #seq = 0;
+  #queue: QueuedTurn[] = [];
+  #steering: string[] = [];
+  #run: { turn_id: string; controller: AbortController; done: Promise<void> } | null = null;
+  #idle_waiters: (() => void)[] = [];
+
+  constructor(init: LiveSessionInit) {
+    this.#init = init;
+    this.id = init.id;
+    this.epoch = init.epoch;
+    this.agent = init.agent;
+    this.handle = init.handle;
+    this.created = init.created;
+    this.history = init.history;
+    this.title = init.title;
+    this.approval_mode = init.approval_mode;
+    this.usage_total = init.usage_total;
+    this.updated = init.now().toISOString();
+    this.model_spec = undefined;
+    this.ring = new EventRing({
+      ...(init.ring_events === undefined ? {} : { max_events: init.ring_events }),
+      ...(init.ring_bytes === undefined ? {} : { max_bytes: init.ring_bytes }),
+    });
+    this.#coalescer = new DeltaCoalescer(init.coalesce_ms, (kind, turn_id, text) =>
+      this.#append(kind === 'reasoning' ? 'reasoning.delta' : 'message.delta', { turn_id, text }),
+    );
+  }
+
+  get busy(): boolean {
+    return this.#run !== null;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** The id of the run in flight, if any. */
+  get current_turn(): string | undefined {
+    return this.#run?.turn_id;
+  }
+
+  /** How many subscribers answer permission requests. */
+  get approvers(): number {
+    let count = 0;
+    for (const entry of this.#listeners) if (entry.can_approve) count += 1;
+    return count;
+  }
+
+  info(): SessionInfo {
+    const chain = this.agent.resolve_model(this.model_spec) ?? this.agent.config.providers;
+    const first = chain[0];
+    return {
+      session_id: this.id,
+      title: this.title,
+      path: this.handle?.path ?? null,
+      work_dir: this.agent.config.work_dir,
+      model: first?.model ?? this.handle?.state.start?.model ?? 'unknown',
+      provider: first?.kind ?? 'unknown',
+      created: this.created,
+      updated: this.updated,
+      live: !this.closed,
+      busy: this.busy,
+      queued: this.queued,
+      approval_mode: this.approval_mode,
+      usage_total: { ...this.usage_total },
+    };
+  }
+
+  /** Sends pending deltas, then `type` as the session's next event. */
+  publish<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void {
+    this.#coalescer.flush();
+    this.#append(type, payload);
+  }
+
+  /** Publishes `session.info` after a change of the session's facts. */
+  touch(): void {
+    this.updated = this.#init.now().toISOString();
+    this.publish('session.info', this.info());
+  }
+
+  #append<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void {
+    this.#seq += 1;
+    const event = {
+      session_id: this.id,
+      epoch: this.epoch,
+      seq: this.#seq,
+      type,
+      payload,
+    } as HostEvent;
+    this.ring.push(event);
+    for (const entry of this.#listeners) {
+      try {
+        entry.listener(event);
+      } catch {
+        // a subscriber's failure is its own; the others and the run go on
+      }
+    }
+  }
+
+  /** Replays what the subscriber missed (or says truncated), then delivers live. Synchronous. */
+  subscribe(listener: (event: HostEvent) => void, options: SubscribeOptions = {}): Subscription {
+    let truncated = false;
+    let replayed = 0;
+    if (options.epoch !== undefined && options.epoch !== this.epoch) {
+      truncated = true;
+    } else if (options.after_seq !== undefined) {
+      const answer = this.ring.after(options.after_seq);
+      truncated = answer.truncated;
+      for (const event of answer.events) {
+        replayed += 1;
+        try {
+          listener(event);
+        } catch {
+          // as for live delivery
+        }
+      }
+    }
+    const entry: Listener = { listener, can_approve: options.can_approve === true };
+    this.#listeners.add(entry);
+    return {
+      replayed,
+      truncated,
+      unsubscribe: () => {
+        this.#listeners.delete(entry);
+      },
+    };
+  }
+
+  /** Queues a run; starts it at once when the session is free. */
+  enqueue(
+    input: string,
+    kind: 'prompt' | 'follow_up',
+    client_request_id: string | undefined,
+  ): TurnTicket {
+    const turn: QueuedTurn = {
+      turn_id: new_turn_id(),
+      input,
+      kind,
+      ...(client_request_id === undefined ? {} : { client_request_id }),
+    };
+    const queued = this.busy || this.#queue.length > 0;
+    this.#queue.push(turn);
+    if (this.title === '') this.title = one_line(input, TITLE_LIMIT);
+    if (queued) this.touch();
+    else this.#start_next();
+    return { turn_id: turn.turn_id, queued };
+  }
+
+  /** Puts text into the run in flight (before its next model call), or prompts with it. */
+  steer(text: string): void {
+    if (this.busy) this.#steering.push(text);
+    else this.enqueue(text, 'prompt', undefined);
+  }
+
+  /** Aborts the run in flight; false when none. */
+  abort(): boolean {
+    if (this.#run === null) return false;
+    this.#run.controller.abort(new Error('aborted by the session host'));
+    return true;
+  }
+
+  /** Resolves once no run is in flight and nothing is queued. */
+  idle(): Promise<void> {
+    if (!this.busy && this.#queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle_waiters.push(resolve));
+  }
+
+  /** Empties the queue and the steering text. */
+  drop_queue(): void {
+    this.#queue = [];
+    this.#steering = [];
+  }
+
+  /** Aborts the run, drops the queue, waits for the run to end and releases the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.drop_queue();
+    this.abort();
+    await this.#run?.done;
+    this.closed = true;
+    this.#coalescer.close();
+    this.touch();
+    this.#listeners.clear();
+    await this.handle?.close();
+    this.#wake_idle();
+  }
+
+  #wake_idle(): void {
+    const waiters = this.#idle_waiters.splice(0);
+    for (const wake of waiters) wake();
+  }
+
+  #start_next(): void {
+    if (this.#run !== null) return;
+    const turn = this.closed ? undefined : this.#queue.shift();
+    if (turn === undefined) {
+      this.#wake_idle();
+      return;
+    }
+    const controller = new AbortController();
+    const run = { turn_id: turn.turn_id, controller, done: Promise.resolve() };
+    this.#run = run;
+    run.done = this.#execute(turn, controller.signal).finally(() => {
+      this.#run = null;
+      if (!this.closed) this.touch();
+      this.#start_next();
+    });
+  }
+
+  async #execute(turn: QueuedTurn, signal: AbortSignal): Promise<void> {
+    const { turn_id } = turn;
+    this.publish('turn.started', {
+      turn_id,
+      input: turn.input,
+      kind: turn.kind,
+      ...(turn.client_request_id === undefined
+        ? {}
+        : { client_request_id: turn.client_request_id }),
+    });
+    this.touch();
+    let turn_usage = empty_usage();
+    const seen: {
+      messages: readonly Message[] | null;
+      finish_reason: string | undefined;
+      context_tokens: number;
+    } = { messages: null, finish_reason: undefined, context_tokens: 0 };
+    const sink: TurnSink = {
+      turn_id,
+      delta: (kind, text) => this.#coalescer.push(kind, turn_id, text),
+      publish: (type, payload) => this.publish(type, payload),
+      usage: (usage) => {
+        turn_usage = add_usage(turn_usage, usage);
+        this.usage_total = add_usage(this.usage_total, usage);
+        this.publish('usage.update', {
+          turn_id,
+          usage: usage ?? empty_usage(),
+          usage_total: { ...this.usage_total },
+          context_tokens: seen.context_tokens,
+          context_window: this.agent.config.context_window,
+        });
+      },
+    };
+    let stop_reason: TurnStopReason;
+    let final: string | null = null;
+    let turns_used = 0;
+    let error: string | undefined;
+    try {
+      const result = await this.agent.run({
+        input: turn.input,
+        history: this.history,
+        signal,
+        session: this.handle ?? false,
+        on_event: (event) => {
+          if (event.type === 'run_start') seen.context_tokens = approx_tokens(event.messages);
+          else if (event.type === 'run_end') seen.messages = event.messages;
+          else if (event.type === 'llm_end') {
+            seen.finish_reason = event.finish_reason;
+            seen.context_tokens += approx_tokens([event.message]);
+          } else if (event.type === 'tool_call_end') {
+            seen.context_tokens += approx_tokens([event.message]);
+          } else if (event.type === 'steer') seen.context_tokens += approx_tokens(event.messages);
+          map_agent_event(event, sink);
+        },
+        take_steering: () => this.#take_steering(),
+        ...(this.model_spec === undefined ? {} : { model: this.model_spec }),
+        on_provider_event: (event) => this.#provider_event(turn_id, event),
+        on_warning: (text) => {
+          this.#init.on_warning(text);
+          this.publish('error', { turn_id, message: text, code: 'session_write' });
+        },
+        ...(this.#init.tool_context === undefined
+          ? {}
+          : { tool_context: this.#init.tool_context(this, turn_id) }),
+      });
+      stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason);
+      final = result.outcome.final;
+      turns_used = result.outcome.turns_used;
+      seen.messages = result.outcome.messages;
+    } catch (caught) {
+      stop_reason = signal.aborted ? 'cancelled' : 'error';
+      error = caught instanceof Error ? caught.message : String(caught);
+    }
+    if (seen.messages !== null) this.history = [...seen.messages];
+    const left = this.#steering.splice(0);
+    if (left.length > 0 && !this.closed) {
+      // steering that came after the last tool results: it is the next prompt
+      this.#queue.unshift({ turn_id: new_turn_id(), input: left.join('\n\n'), kind: 'prompt' });
+    }
+    this.publish('turn.completed', {
+      turn_id,
+      stop_reason,
+      usage: turn_usage,
+      final,
+      turns_used,
+      ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
+    });
+  }
+
+  #take_steering(): Message[] {
+    const texts = this.#steering.splice(0);
+    return texts.map((content) => ({ role: 'user', content }));
+  }
+
+  #provider_event(turn_id: string, event: RouterEvent): void {
+    if (event.type === 'provider_retry') {
+      this.publish('provider.failover', {
+        turn_id,
+        kind: 'retry',
+        provider: event.provider,
+        model: event.model,
+        attempt: event.attempt,
+        delay_ms: event.delay_ms,
+        reason: event.reason,
+      });
+      return;
+    }
+    this.publish('provider.failover', {
+      turn_id,
+      kind: 'failover',
+      provider: event.from_provider,
+      model: event.from_model,
+      to_provider: event.to_provider,
+      to_model: event.to_model,
+      reason: event.reason,
+    });
+  }
+}
