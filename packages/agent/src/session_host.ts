@@ -236,7 +236,7 @@ class Host implements SessionHost {
           title: one_line(state.title ?? first_user?.content ?? '', TITLE_LIMIT),
           created: state.start?.created ?? this.#now().toISOString(),
           approval_mode: this.#options.approval_mode ?? 'default',
-          usage_total: { ...state.total_usage },
+          usage_total: { ...state.usage_total },
         });
       })();
       this.#loading.set(session_id, loading);
