@@ -17,6 +17,7 @@ import type {
   TurnStopReason,
   TurnTicket,
 } from './session_host_types.js';
+import { trim_history } from './trim_history.js';
 
 /** What a live session starts from. */
 export interface LiveSessionInit {
@@ -36,6 +37,8 @@ export interface LiveSessionInit {
   now: () => Date;
   /** Hears warnings (a record that could not be written) besides the session's `error` event. */
   on_warning: (text: string) => void;
+  /** Seed each run with at most this many messages of the history (`trim_history`). */
+  history_limit?: number;
   /** Extra tool context of every run (the permission gate). */
   tool_context?: (session: LiveSession, turn_id: string) => Record<string, unknown>;
 }
@@ -349,6 +352,9 @@ export class LiveSession {
     let final: string | null = null;
     let turns_used = 0;
     let error: string | undefined;
+    if (this.#init.history_limit !== undefined) {
+      this.history = [...trim_history(this.history, this.#init.history_limit)];
+    }
     try {
       const result = await this.agent.run({
         input: turn.input,
@@ -373,9 +379,11 @@ export class LiveSession {
           this.#init.on_warning(text);
           this.publish('error', { turn_id, message: text, code: 'session_write' });
         },
-        ...(this.#init.tool_context === undefined
-          ? {}
-          : { tool_context: this.#init.tool_context(this, turn_id) }),
+        tool_context: {
+          ...this.#init.tool_context?.(this, turn_id),
+          session_id: this.id,
+          turn_id,
+        },
       });
       stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason);
       final = result.outcome.final;

@@ -51,6 +51,12 @@ export interface SessionHostOptions {
   ring_bytes?: number;
   /** Spacing of coalesced text deltas in ms (default 33, about 30 per second); 0 sends each. */
   coalesce_ms?: number;
+  /**
+   * Seed each run with at most this many messages of the session's history (a gateway keeps
+   * chats short): older messages are left out from a user message on, so a tool result never
+   * loses its call. The session file keeps everything said; a trimmed seed is written anew.
+   */
+  history_limit?: number;
   /** The process epoch (default a new random id). */
   epoch?: string;
   /** The version written to new session files (default the agent's). */
@@ -144,6 +150,9 @@ class Host implements SessionHost {
         : { ring_events: this.#options.ring_events }),
       ...(this.#options.ring_bytes === undefined ? {} : { ring_bytes: this.#options.ring_bytes }),
       coalesce_ms: this.#options.coalesce_ms ?? DEFAULT_COALESCE_MS,
+      ...(this.#options.history_limit === undefined
+        ? {}
+        : { history_limit: this.#options.history_limit }),
       now: this.#now,
       on_warning: this.#warn,
     });

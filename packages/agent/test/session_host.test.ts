@@ -327,6 +327,29 @@ describe('SessionHost', () => {
     expect(unknown.output).toContain('/help');
   });
 
+  it('seeds runs with at most history_limit messages, and hands tools the session id', async () => {
+    const chat = scripted_chat((call) =>
+      last_user(call) === 'read' && call.messages.at(-1)?.role === 'user'
+        ? to_chat_result({ tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] })
+        : `re: ${last_user(call)}`,
+    );
+    const { host, agent } = await host_with(chat, { history_limit: 2 });
+    const seen_context: unknown[] = [];
+    agent.executor.add_hooks({
+      before_tool_call: (_name, _args, context) => {
+        seen_context.push(context.session_id);
+      },
+    });
+    const { session_id } = await host.create();
+    for (const text of ['one', 'two', 'three']) await host.prompt(session_id, text);
+    await host.idle(session_id);
+    const last = chat.calls.at(-1)?.messages.filter((message) => message.role !== 'system');
+    expect(last?.map((message) => message.content)).toEqual(['two', 're: two', 'three']);
+    await host.prompt(session_id, 'read');
+    await host.idle(session_id);
+    expect(seen_context).toEqual([session_id]);
+  });
+
   it('shuts down: aborts runs past the deadline and closes sessions', async () => {
     const chat = scripted_chat((call) => until_aborted(call.options.signal));
     const { host } = await host_with(chat);
