@@ -36,7 +36,8 @@ describe('misbehaving servers, attached together', () => {
         fake: fake('normal', { env: { FAKE_TOKEN: TOKEN } }),
         noisy: fake('garbage'),
         silent: fake('silent', { timeout_ms: 500 }),
-        junk: fake('garbage_only', { timeout_ms: 500 }),
+        // long enough for a loaded machine to start node and print the garbage before the timeout
+        junk: fake('garbage_only', { timeout_ms: 2_500 }),
         dies: fake('exit', { env: { FAKE_PASSWORD: PASSWORD } }),
         missing: { command: 'lich-no-such-command-4711' },
         off: { command: 'lich-no-such-command-4712', enabled: false },
@@ -81,7 +82,7 @@ describe('misbehaving servers, attached together', () => {
 
   it('names garbage on stdout when a server never answers', () => {
     const failure = attachment.failed.find((entry) => entry.server === 'junk');
-    expect(failure?.error).toMatch(/did not answer initialize within 500 ms/);
+    expect(failure?.error).toMatch(/did not answer initialize within 2500 ms/);
     expect(failure?.error).toMatch(/not JSON-RPC/);
   });
 
