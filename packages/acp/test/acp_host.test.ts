@@ -1,0 +1,291 @@
+/**
+ * `lich acp` in process over paired byte streams, driven by the ACP SDK's own client, on the real
+ * SessionHost and Agent, with a testkit fake OpenAI server as the model and the reference MCP
+ * server `server-everything` as a real MCP peer.
+ */
+
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { McpServer } from '@agentclientprotocol/sdk';
+import { Agent, create_session_host, make_config } from '@lich/agent';
+import { type FakeServer, make_temp_dir, start_openai_server, type TempDir } from '@lich/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type AcpServer, byte_stream, type HostFactory, serve_acp } from '../src/index.js';
+import {
+  type ClientBehaviour,
+  connect_client,
+  paired_streams,
+  type TestClient,
+} from './acp_client.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
+
+let temp: TempDir;
+let model: FakeServer;
+let servers: AcpServer[];
+let clients: TestClient[];
+let logs: string[];
+
+const ENV = { LICH_FAKE_KEY: 'k-1' };
+
+function factory(): HostFactory {
+  return async ({ work_dir, mcp_servers, tools }) => {
+    const config = make_config({
+      work_dir,
+      providers: [
+        {
+          kind: 'openai_compat',
+          model: 'fake-1',
+          base_url: model.base_url,
+          api_key_env: 'LICH_FAKE_KEY',
+        },
+      ],
+      mcp_servers,
+    });
+    const agent = new Agent({ config, env: ENV, tools, on_warning: (text) => logs.push(text) });
+    return create_session_host({ agent, coalesce_ms: 0, on_warning: (text) => logs.push(text) });
+  };
+}
+
+/** A `lich acp` served in process, and the SDK's client connected to it. */
+function connect(behaviour: ClientBehaviour = {}): TestClient {
+  const pair = paired_streams();
+  const server = serve_acp(byte_stream(pair.agent.output, pair.agent.input), {
+    default_work_dir: temp.path,
+    host_factory: factory(),
+    on_log: (text) => logs.push(text),
+  });
+  servers.push(server);
+  const client = connect_client(pair.client, behaviour);
+  clients.push(client);
+  return client;
+}
+
+async function new_session(client: TestClient, mcpServers: McpServer[] = []) {
+  const response = await client.agent.request('session/new', {
+    cwd: temp.path,
+    mcpServers,
+  });
+  return response.sessionId;
+}
+
+function text_of(
+  client: TestClient,
+  session_id: string,
+  kind: 'agent_message_chunk' | 'agent_thought_chunk',
+): string {
+  return client
+    .updates_of(session_id)
+    .flatMap((update) =>
+      update.sessionUpdate === kind && update.content.type === 'text' ? [update.content.text] : [],
+    )
+    .join('');
+}
+
+beforeEach(async () => {
+  temp = await make_temp_dir({
+    prefix: 'lich-acp-host-',
+    files: { 'notes.txt': 'the owl flies at midnight\n' },
+  });
+  servers = [];
+  clients = [];
+  logs = [];
+});
+
+afterEach(async () => {
+  for (const client of clients) client.close();
+  for (const server of servers) server.close();
+  await Promise.all(servers.map((server) => server.done));
+  await model?.close();
+  await temp.cleanup();
+});
+
+describe('lich acp on the real host, in process', () => {
+  it('initialize, new session, a prompt that streams thought and text, calls a tool, ends end_turn', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          reasoning: 'I should read the notes.',
+          text: 'Reading them.',
+          tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }],
+        },
+        { text: 'The owl flies at midnight.' },
+      ],
+    });
+    const client = connect();
+    const init = await client.initialize({});
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'What do the notes say?' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(text_of(client, session_id, 'agent_thought_chunk')).toBe('I should read the notes.');
+    expect(text_of(client, session_id, 'agent_message_chunk')).toBe(
+      'Reading them.The owl flies at midnight.',
+    );
+    const updates = client.updates_of(session_id);
+    const call = updates.find((update) => update.sessionUpdate === 'tool_call');
+    expect(call).toMatchObject({
+      toolCallId: 'call_read',
+      title: 'Read notes.txt',
+      kind: 'read',
+      locations: [{ path: join(temp.path, 'notes.txt') }],
+    });
+    const done = updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    expect(done).toMatchObject({ toolCallId: 'call_read', status: 'completed' });
+    expect(JSON.stringify(done)).toContain('the owl flies at midnight');
+    expect(updates.map((update) => update.sessionUpdate)).toContain('usage_update');
+    expect(updates.map((update) => update.sessionUpdate)).toContain('available_commands_update');
+  });
+
+  it('a cancel mid-stream ends the prompt with cancelled', async () => {
+    model = await start_openai_server({
+      script: [{ text: 'a long answer that keeps coming', chunk_chars: 2, chunk_delay_ms: 200 }],
+    });
+    const client = connect();
+    await client.initialize({});
+    const session_id = await new_session(client);
+    const prompt = client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'talk' }],
+    });
+    await client.wait_for_update((update) => update.sessionUpdate === 'agent_message_chunk');
+    await client.agent.notify('session/cancel', { sessionId: session_id });
+    expect((await prompt).stopReason).toBe('cancelled');
+  });
+
+  it('a load on a new connection replays the recorded history', async () => {
+    model = await start_openai_server({
+      script: [
+        { tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { text: 'Midnight.' },
+      ],
+    });
+    const first = connect();
+    await first.initialize({});
+    const session_id = await new_session(first);
+    await first.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'When does the owl fly?' }],
+    });
+    first.close();
+    servers[0]?.close();
+    await servers[0]?.done;
+
+    const second = connect();
+    await second.initialize({});
+    const listed = await second.agent.request('session/list', { cwd: temp.path });
+    expect(listed.sessions.map((entry) => entry.sessionId)).toContain(session_id);
+    await second.agent.request('session/load', {
+      sessionId: session_id,
+      cwd: temp.path,
+      mcpServers: [],
+    });
+    const replay = second
+      .updates_of(session_id)
+      .filter((update) => update.sessionUpdate !== 'available_commands_update');
+    expect(replay.map((update) => update.sessionUpdate)).toEqual([
+      'user_message_chunk',
+      'tool_call',
+      'tool_call_update',
+      'agent_message_chunk',
+    ]);
+    expect(replay[0]).toMatchObject({ content: { text: 'When does the owl fly?' } });
+    expect(replay[1]).toMatchObject({
+      toolCallId: 'call_read',
+      kind: 'read',
+      title: 'Read notes.txt',
+    });
+    expect(replay[3]).toMatchObject({ content: { text: 'Midnight.' } });
+  });
+
+  it('uses an MCP server passed in session/new (the reference server-everything)', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'call_echo',
+              name: 'mcp_everything_echo',
+              arguments: { message: 'hello from acp' },
+            },
+          ],
+        },
+        { text: 'It echoed.' },
+      ],
+    });
+    const client = connect();
+    await client.initialize({});
+    const session_id = await new_session(client, [
+      { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] },
+    ]);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'echo something' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const request = model.requests[0]?.body as { tools?: { function: { name: string } }[] };
+    expect(request.tools?.map((tool) => tool.function.name)).toContain('mcp_everything_echo');
+    const done = client
+      .updates_of(session_id)
+      .find(
+        (update) =>
+          update.sessionUpdate === 'tool_call_update' && update.toolCallId === 'call_echo',
+      );
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(done)).toContain('Echo: hello from acp');
+  }, 30_000);
+
+  it('reads and writes files through the client when it offers fs', async () => {
+    const notes = join(temp.path, 'notes.txt');
+    const draft = join(temp.path, 'draft.md');
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            { id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } },
+            {
+              id: 'call_write',
+              name: 'write_file',
+              arguments: { path: 'draft.md', content: '# Draft\n' },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    });
+    // the editor's buffer differs from the disk: unsaved changes
+    const files = new Map([[notes, 'the owl sleeps at noon (unsaved)\n']]);
+    const client = connect({ files });
+    await client.initialize();
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'read and draft' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(client.fs_calls).toEqual([
+      { method: 'read', path: notes },
+      { method: 'write', path: draft, content: '# Draft\n' },
+    ]);
+    expect(files.get(draft)).toBe('# Draft\n');
+    // the disk is untouched: the write went to the editor
+    await expect(readFile(draft, 'utf8')).rejects.toThrow();
+    const second_request = JSON.stringify(model.requests[1]?.body);
+    expect(second_request).toContain('the owl sleeps at noon (unsaved)');
+    const write_call = client
+      .updates_of(session_id)
+      .find((update) => update.sessionUpdate === 'tool_call' && update.toolCallId === 'call_write');
+    expect(write_call).toMatchObject({
+      kind: 'edit',
+      content: [{ type: 'diff', path: draft, oldText: null, newText: '# Draft\n' }],
+    });
+  });
+});
