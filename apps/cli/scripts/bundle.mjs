@@ -6,7 +6,8 @@
 // output (of a package outside the bundle, a plugin, a Node built-in) is renamed
 // `__lich_import()`, a function the loader passes in.
 // Kept outside: Node built-ins; @vscode/ripgrep (it finds its binary next to itself); the MCP
-// client (@lich/mcp and its SDK), loaded only when an MCP server is enabled; and the packages the
+// client (@lich/mcp and its SDK), loaded only when an MCP server is enabled; @lich/acp and the ACP
+// SDK, loaded only by `lich acp`; and the packages the
 // one-shot path must never load (ink, react, ws, chat-platform SDKs), so that any import of them
 // stays visible as a module load.
 import { createHash } from 'node:crypto';
@@ -26,7 +27,8 @@ const EXTERNAL = [
   /^@lich\/mcp$/,
   /^@modelcontextprotocol\//,
   /^(ink|react|react-dom|ws|grammy|discord\.js|tmi\.js)(\/|$)/,
-  /^@lich\/(tui|serve|gateway)/,
+  /^@lich\/(tui|serve|gateway|acp)/,
+  /^@agentclientprotocol\//,
 ];
 
 /** Every node of an ESTree `tree`, depth first. */

@@ -7,6 +7,7 @@ export const COMMANDS = [
   'init',
   'config',
   'update',
+  'acp',
   'help',
 ] as const;
 
@@ -39,6 +40,7 @@ Commands:
   init                        write .lich/config.json and ignore .lich/sessions/ in git
   config [get|set|unset]      the effective config and where each value comes from
   update                      install the latest @lich/cli from npm
+  acp                         Lich as an Agent Client Protocol agent for editors (stdio)
   help [command]              help for a command
 
 Options:
@@ -146,6 +148,24 @@ Options:
   --check               only say whether an update exists
   -h, --help            show this help`;
 
+const ACP = `Usage: lich acp [options]
+
+Lich as an Agent Client Protocol agent for editors (Zed, JetBrains, Neovim): the editor starts
+it and speaks ACP over stdin/stdout; stdout carries ACP only, logs go to stderr. Each session runs
+in the folder the editor names, with that folder's config and the MCP servers the editor passes.
+In Zed's settings: "agent_servers": { "Lich": { "command": "lich", "args": ["acp"] } }.
+
+Options:
+  --provider <kind>     use only this provider: openai_compat, anthropic, ollama
+  -m, --model <name>    the model of the first provider
+  --base-url <url>      the base URL of the first provider
+  --max-turns <n>       model calls allowed per prompt
+  --config <file>       use this config file for every session
+  -C, --work-dir <dir>  the folder session/list shows before a session is open
+  --client-terminal     run terminal commands in the editor's terminal when it offers one
+                        (outside Lich's OS sandbox; off by default)
+  -h, --help            show this help`;
+
 const HELP = `Usage: lich help [command]
 
 Shows the help of a command, or of lich.`;
@@ -159,6 +179,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   init: INIT,
   config: CONFIG,
   update: UPDATE,
+  acp: ACP,
   help: HELP,
 };
 

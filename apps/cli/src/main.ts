@@ -14,6 +14,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   init: async () => (await import('./commands/init.js')).command_init,
   config: async () => (await import('./commands/config.js')).command_config,
   update: async () => (await import('./commands/update.js')).command_update,
+  acp: async () => (await import('./commands/acp.js')).command_acp,
   help: async () => command_help,
 };
 

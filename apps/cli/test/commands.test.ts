@@ -45,7 +45,17 @@ describe('lich basics', () => {
     for (const later of ['tui', 'serve', 'gateway']) {
       expect(main.stdout).not.toMatch(new RegExp(`\\b${later}\\b`));
     }
-    for (const command of ['run', 'chat', 'sessions', 'mcp', 'init', 'config', 'update', 'help']) {
+    for (const command of [
+      'run',
+      'chat',
+      'sessions',
+      'mcp',
+      'init',
+      'config',
+      'update',
+      'acp',
+      'help',
+    ]) {
       const result = await run([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout, command).toMatch(/^Usage: lich/);

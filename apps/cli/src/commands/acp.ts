@@ -1,0 +1,109 @@
+import type { HostSetup } from '@lich/acp';
+import type { AgentConfig, McpServersConfig } from '@lich/agent';
+import {
+  CONFIG_OPTIONS,
+  type ParsedValues,
+  PROVIDER_OPTIONS,
+  parse_command_args,
+} from '../args.js';
+import { load_cli_config } from '../cli_config.js';
+import type { Command, CommandContext } from '../context.js';
+import { EXIT } from '../exit_codes.js';
+import { help_text } from '../help.js';
+import { NO_PROVIDER_MESSAGE } from '../no_provider.js';
+import { version } from '../version.js';
+
+const ACP_OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...PROVIDER_OPTIONS,
+  'client-terminal': { type: 'boolean' },
+} as const;
+
+/** The config of `work_dir` with the client's MCP servers added (theirs win on a name). */
+async function with_client_servers(
+  config: AgentConfig,
+  servers: HostSetup['mcp_servers'],
+): Promise<AgentConfig> {
+  if (Object.keys(servers).length === 0) return config;
+  const { deep_freeze } = await import('@lich/agent');
+  const mcp_servers = { ...config.mcp_servers, ...servers } as McpServersConfig;
+  return deep_freeze({ ...config, mcp_servers });
+}
+
+/** Builds the SessionHost of one (folder, MCP servers) pair: that folder's config, as `lich`. */
+function host_factory(context: CommandContext, values: ParsedValues) {
+  return async (setup: HostSetup) => {
+    const loaded = await load_cli_config(
+      context,
+      'acp',
+      { ...values, 'work-dir': setup.work_dir },
+      { detect_providers: true, agent_flags: true },
+    );
+    if (loaded === null)
+      throw new Error(`the config of ${setup.work_dir} cannot be used (see stderr)`);
+    if (loaded.config.providers.length === 0) throw new Error(NO_PROVIDER_MESSAGE.join(' '));
+    const config = await with_client_servers(loaded.config, setup.mcp_servers);
+    const { Agent, create_session_host, missing_api_keys } = await import('@lich/agent');
+    for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
+    const agent = new Agent({
+      config,
+      env: context.io.env,
+      tools: setup.tools,
+      lich_version: version(),
+      on_warning: (text) => context.warn(text),
+    });
+    return create_session_host({
+      agent,
+      lich_version: version(),
+      on_warning: (text) => context.warn(text),
+    });
+  };
+}
+
+/**
+ * `lich acp`: Lich as an Agent Client Protocol agent on stdin/stdout for editors. Runs until the
+ * client closes stdin (or SIGINT/SIGTERM), then shuts every session down. stdout carries ACP
+ * only; warnings and logs go to stderr.
+ */
+export const command_acp: Command = async (context) => {
+  const { values, positionals } = parse_command_args('acp', context.argv, ACP_OPTIONS);
+  if (values.help) {
+    context.io.stdout.write(`${help_text('acp')}\n`);
+    return EXIT.OK;
+  }
+  if (positionals.length > 0) {
+    const { UsageError } = await import('../usage_error.js');
+    throw new UsageError(`lich acp takes no arguments, got '${positionals[0]}'`, 'acp');
+  }
+  const { resolve } = await import('node:path');
+  const default_work_dir = resolve(
+    context.io.cwd,
+    typeof values['work-dir'] === 'string' ? values['work-dir'] : '.',
+  );
+  const { serve_acp_stdio } = await import('@lich/acp');
+  const server = serve_acp_stdio({
+    stdin: context.io.stdin,
+    stdout: context.io.stdout,
+    default_work_dir,
+    version: version(),
+    client_terminal: values['client-terminal'] === true,
+    host_factory: host_factory(context, values),
+    on_log: (text) => context.say(`lich acp: ${text}`),
+  });
+  let signalled: number | undefined;
+  const stop = (code: number) => () => {
+    signalled = code;
+    server.close();
+  };
+  const on_int = stop(EXIT.ABORTED);
+  const on_term = stop(EXIT.ABORTED);
+  process.once('SIGINT', on_int);
+  process.once('SIGTERM', on_term);
+  try {
+    await server.done;
+  } finally {
+    process.off('SIGINT', on_int);
+    process.off('SIGTERM', on_term);
+  }
+  return signalled ?? EXIT.OK;
+};

@@ -1,0 +1,181 @@
+/**
+ * `lich acp` as an editor runs it: the built bin spawned with pipes, driven by the ACP SDK's own
+ * client, with a testkit fake OpenAI server as the model. stdout must carry nothing but ACP.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { type FakeServer, start_openai_server } from '@lich/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, make_sandbox, openai_env, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let model: FakeServer;
+let child: ChildProcess | undefined;
+
+interface Spawned {
+  agent: acp.ClientContext;
+  updates: acp.SessionNotification[];
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  close(): void;
+}
+
+function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
+  const process_ = spawn(process.execPath, [BIN, 'acp', ...args], {
+    cwd: sandbox.work_dir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child = process_;
+  let raw = '';
+  let errors = '';
+  const tap = new PassThrough();
+  process_.stdout?.on('data', (chunk: Buffer) => {
+    raw += chunk.toString('utf8');
+    tap.write(chunk);
+  });
+  process_.stdout?.on('end', () => tap.end());
+  process_.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    errors += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    process_.once('exit', (code) => resolve(code)),
+  );
+  const updates: acp.SessionNotification[] = [];
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(process_.stdin as Writable) as WritableStream<Uint8Array>,
+    Readable.toWeb(tap) as ReadableStream<Uint8Array>,
+  );
+  const connection = acp
+    .client({ name: 'lich-cli-test' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+      const allow = params.options.find((option) => option.kind === 'allow_once');
+      return allow
+        ? { outcome: { outcome: 'selected', optionId: allow.optionId } }
+        : { outcome: { outcome: 'cancelled' } };
+    })
+    .connect(stream);
+  return {
+    agent: connection.agent,
+    updates,
+    stdout: () => raw,
+    stderr: () => errors,
+    exited,
+    close: () => {
+      connection.close();
+      process_.stdin?.end();
+    },
+  };
+}
+
+beforeEach(async () => {
+  sandbox = await make_sandbox({ 'notes.txt': 'the owl flies at midnight\n' });
+});
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const gone = new Promise((resolve) => child?.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  }
+  child = undefined;
+  await model?.close();
+  await sandbox.cleanup();
+});
+
+describe('lich acp, spawned', () => {
+  it('initialize, new session, a prompt with a tool call, end_turn; exits 0 when stdin closes', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          reasoning: 'Look first.',
+          tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }],
+        },
+        { text: 'At midnight.' },
+      ],
+    });
+    const lich = spawn_acp({ ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' });
+    const init = await lich.agent.request('initialize', {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    expect(init.agentInfo?.name).toBe('lich');
+    const { sessionId } = await lich.agent.request('session/new', {
+      cwd: sandbox.work_dir,
+      mcpServers: [],
+    });
+    const response = await lich.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'When does the owl fly?' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const kinds = lich.updates.map((entry) => entry.update.sessionUpdate);
+    expect(kinds).toContain('agent_thought_chunk');
+    expect(kinds).toContain('tool_call');
+    expect(kinds).toContain('tool_call_update');
+    const call = lich.updates.find((entry) => entry.update.sessionUpdate === 'tool_call')?.update;
+    expect(call).toMatchObject({
+      toolCallId: 'call_read',
+      kind: 'read',
+      locations: [{ path: join(sandbox.work_dir, 'notes.txt') }],
+    });
+    const text = lich.updates
+      .flatMap((entry) =>
+        entry.update.sessionUpdate === 'agent_message_chunk' && entry.update.content.type === 'text'
+          ? [entry.update.content.text]
+          : [],
+      )
+      .join('');
+    expect(text).toBe('At midnight.');
+    lich.close();
+    expect(await lich.exited).toBe(0);
+    // stdout held nothing but JSON-RPC messages, one per line
+    const lines = lich
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+  }, 30_000);
+
+  it('answers a prompt error as a JSON-RPC error and keeps serving', async () => {
+    model = await start_openai_server({
+      script: [{ kind: 'status', status: 401, message: 'bad key' }, { text: 'ok now' }],
+    });
+    const lich = spawn_acp({ ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' });
+    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+    const { sessionId } = await lich.agent.request('session/new', {
+      cwd: sandbox.work_dir,
+      mcpServers: [],
+    });
+    await expect(
+      lich.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'a' }] }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('bad key') });
+    const again = await lich.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'b' }],
+    });
+    expect(again.stopReason).toBe('end_turn');
+    lich.close();
+    expect(await lich.exited).toBe(0);
+  }, 30_000);
+
+  it('prints its help on --help, and the command is listed', async () => {
+    const lich = spawn(process.execPath, [BIN, 'acp', '--help'], { env: sandbox.env });
+    child = lich;
+    let out = '';
+    lich.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const code = await new Promise((resolve) => lich.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('Usage: lich acp');
+    expect(out).toContain('agent_servers');
+  });
+});
