@@ -55,6 +55,9 @@ export interface AcpAgentOptions {
 
 type TurnEnd = HostEventPayloads['turn.completed'];
 
+/** Ended turns kept per session for a prompt that has not started waiting yet. */
+const FINISHED_KEPT = 32;
+
 /** One ACP session served by this connection. */
 interface LiveSession {
   id: string;
@@ -128,12 +131,14 @@ export class AcpAgent implements AcpAgentHandlers {
       peer: this.#peer,
       capabilities: this.#capabilities,
       client_terminal: this.#options.client_terminal === true,
-      on_terminal: (session_id, tool_call_id, terminal_id) =>
-        this.#enqueue_update(session_id, {
+      on_terminal: (session_id, tool_call_id, terminal_id) => {
+        this.#sessions.get(session_id)?.mapper.note_terminal(tool_call_id);
+        return this.#enqueue_update(session_id, {
           sessionUpdate: 'tool_call_update',
           toolCallId: tool_call_id,
           content: [{ type: 'terminal', terminalId: terminal_id }],
-        }),
+        });
+      },
     });
     return {
       protocolVersion: ACP_PROTOCOL_VERSION,
@@ -236,8 +241,17 @@ export class AcpAgent implements AcpAgentHandlers {
         break;
       case 'turn.completed': {
         const waiter = session.waiters.get(event.payload.turn_id);
-        if (waiter === undefined) session.finished.set(event.payload.turn_id, event.payload);
-        else waiter(event.payload);
+        if (waiter !== undefined) {
+          waiter(event.payload);
+          break;
+        }
+        // a turn may end before its prompt waits for it; turns no prompt waits for (a host-started
+        // follow-up) are kept only a while
+        session.finished.set(event.payload.turn_id, event.payload);
+        if (session.finished.size > FINISHED_KEPT) {
+          const oldest = session.finished.keys().next().value;
+          if (oldest !== undefined) session.finished.delete(oldest);
+        }
         break;
       }
       case 'error':

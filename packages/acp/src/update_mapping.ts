@@ -32,6 +32,8 @@ function shown_output(text: string): string {
 export class SessionUpdateMapper {
   readonly #work_dir: string;
   readonly #tools = new Map<string, ToolDisplay>();
+  /** Tool calls the editor shows a terminal for: their final update keeps it. */
+  readonly #terminals = new Set<string>();
   #streamed_text = false;
   #streamed_reasoning = false;
   #mode: ApprovalMode | undefined;
@@ -46,6 +48,11 @@ export class SessionUpdateMapper {
   /** The display of a tool call seen in `tool.start` (for a permission request). */
   tool_display(tool_call_id: string, name: string, args: unknown): ToolDisplay {
     return this.#tools.get(tool_call_id) ?? describe_tool_call(name, args, this.#work_dir);
+  }
+
+  /** Notes that the editor shows `tool_call_id`'s output in one of its terminals. */
+  note_terminal(tool_call_id: string): void {
+    this.#terminals.add(tool_call_id);
   }
 
   map(event: HostEvent): SessionUpdate[] {
@@ -106,6 +113,18 @@ export class SessionUpdateMapper {
         const { tool_call_id, name, ok, output, error } = event.payload;
         const display = this.#tools.get(tool_call_id);
         this.#tools.delete(tool_call_id);
+        const raw_output = error === undefined ? { output } : { output, error };
+        if (this.#terminals.delete(tool_call_id)) {
+          // the terminal shown stays the content
+          return [
+            {
+              sessionUpdate: 'tool_call_update',
+              toolCallId: tool_call_id,
+              status: ok ? 'completed' : 'failed',
+              rawOutput: raw_output,
+            },
+          ];
+        }
         const content: ToolCallContent[] = [];
         const diff = display?.content.filter((item) => item.type === 'diff') ?? [];
         if (ok && diff.length > 0 && (name === 'edit_file' || name === 'write_file')) {
@@ -121,7 +140,7 @@ export class SessionUpdateMapper {
             toolCallId: tool_call_id,
             status: ok ? 'completed' : 'failed',
             content,
-            rawOutput: error === undefined ? { output } : { output, error },
+            rawOutput: raw_output,
           },
         ];
       }

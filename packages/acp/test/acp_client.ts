@@ -2,6 +2,7 @@
  * The ACP SDK's own client side, for the tests: connected to `lich acp` in process (newline-
  * delimited JSON over paired byte streams) or to a spawned process's stdio.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as acp from '@agentclientprotocol/sdk';
 
 /** How the test client answers the agent's requests. */
@@ -10,6 +11,14 @@ export interface ClientBehaviour {
   permission?: (request: acp.RequestPermissionRequest) => Promise<acp.RequestPermissionResponse>;
   /** Files the client holds (absolute path → text): offered through `fs/*` when set. */
   files?: Map<string, string>;
+  /** Offer `terminal/*`, run as real child processes. */
+  terminal?: boolean;
+}
+
+interface TestTerminal {
+  child: ChildProcess;
+  output: string;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
 }
 
 /** A connected test client. */
@@ -22,6 +31,8 @@ export interface TestClient {
   permission_requests: acp.RequestPermissionRequest[];
   /** Every `fs/*` request received. */
   fs_calls: { method: string; path: string; content?: string }[];
+  /** Every `terminal/*` request received: the method and the command (for create). */
+  terminal_calls: string[];
   /** The updates of one session, in order. */
   updates_of(session_id: string): acp.SessionUpdate[];
   /** Resolves once an update matching `test` arrived (checks those already here first). */
@@ -47,6 +58,13 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
   const updates: acp.SessionNotification[] = [];
   const permission_requests: acp.RequestPermissionRequest[] = [];
   const fs_calls: TestClient['fs_calls'] = [];
+  const terminal_calls: string[] = [];
+  const terminals = new Map<string, TestTerminal>();
+  const terminal = (id: string): TestTerminal => {
+    const found = terminals.get(id);
+    if (!found) throw acp.RequestError.resourceNotFound(id);
+    return found;
+  };
   const waiting = new Set<() => void>();
   const app = acp
     .client({ name: 'lich-test-client' })
@@ -73,6 +91,56 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
       behaviour.files?.set(params.path, params.content);
       return {};
     });
+  app
+    .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
+      terminal_calls.push(`create ${params.command} ${(params.args ?? []).join(' ')}`);
+      const child = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? undefined,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const entry: TestTerminal = {
+        child,
+        output: '',
+        exit: new Promise((resolve) =>
+          child.once('close', (code, signal) => resolve({ exitCode: code, signal })),
+        ),
+      };
+      const take = (chunk: Buffer) => {
+        entry.output += chunk.toString('utf8');
+      };
+      child.stdout?.on('data', take);
+      child.stderr?.on('data', take);
+      const id = `term-${terminals.size + 1}`;
+      terminals.set(id, entry);
+      return { terminalId: id };
+    })
+    .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
+      terminal_calls.push('output');
+      const entry = terminal(params.terminalId);
+      const done = entry.child.exitCode !== null || entry.child.signalCode !== null;
+      return {
+        output: entry.output,
+        truncated: false,
+        exitStatus: done ? await entry.exit : null,
+      };
+    })
+    .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+      terminal_calls.push('wait_for_exit');
+      return terminal(params.terminalId).exit;
+    })
+    .onRequest(acp.methods.client.terminal.kill, async ({ params }) => {
+      terminal_calls.push('kill');
+      terminal(params.terminalId).child.kill('SIGKILL');
+      return {};
+    })
+    .onRequest(acp.methods.client.terminal.release, async ({ params }) => {
+      terminal_calls.push('release');
+      const entry = terminal(params.terminalId);
+      if (entry.child.exitCode === null && entry.child.signalCode === null)
+        entry.child.kill('SIGKILL');
+      terminals.delete(params.terminalId);
+      return {};
+    });
   const connection = app.connect(stream);
   const client: TestClient = {
     agent: connection.agent,
@@ -80,6 +148,7 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
     updates,
     permission_requests,
     fs_calls,
+    terminal_calls,
     updates_of: (session_id) =>
       updates.filter((entry) => entry.sessionId === session_id).map((entry) => entry.update),
     wait_for_update(test, timeout_ms = 10_000) {
@@ -108,7 +177,7 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
           readTextFile: behaviour.files !== undefined,
           writeTextFile: behaviour.files !== undefined,
         },
-        terminal: false,
+        terminal: behaviour.terminal === true,
       };
       return connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
@@ -116,7 +185,10 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
         clientInfo: { name: 'lich-test-client', version: '1.0.0' },
       });
     },
-    close: () => connection.close(),
+    close: () => {
+      connection.close();
+      for (const entry of terminals.values()) entry.child.kill('SIGKILL');
+    },
   };
   return client;
 }

@@ -53,10 +53,11 @@ function factory(): HostFactory {
 }
 
 /** A `lich acp` served in process, and the SDK's client connected to it. */
-function connect(behaviour: ClientBehaviour = {}): TestClient {
+function connect(behaviour: ClientBehaviour = {}, client_terminal = false): TestClient {
   const pair = paired_streams();
   const server = serve_acp(byte_stream(pair.agent.output, pair.agent.input), {
     default_work_dir: temp.path,
+    client_terminal,
     host_factory: factory(),
     on_log: (text) => logs.push(text),
   });
@@ -287,5 +288,44 @@ describe('lich acp on the real host, in process', () => {
       kind: 'edit',
       content: [{ type: 'diff', path: draft, oldText: null, newText: '# Draft\n' }],
     });
+  });
+
+  it('runs terminal in the client terminal with --client-terminal, and shows it on the tool call', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'call_sh',
+              name: 'terminal',
+              arguments: { command: 'echo from-the-editor; pwd' },
+            },
+          ],
+        },
+        { text: 'Ran it.' },
+      ],
+    });
+    const client = connect({ terminal: true }, true);
+    await client.initialize();
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'run it' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(client.terminal_calls[0]).toBe('create bash -c exec 2>&1; echo from-the-editor; pwd');
+    expect(client.terminal_calls).toContain('release');
+    const updates = client.updates_of(session_id);
+    expect(updates).toContainEqual({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_sh',
+      content: [{ type: 'terminal', terminalId: 'term-1' }],
+    });
+    const last = updates.filter((update) => update.sessionUpdate === 'tool_call_update').at(-1);
+    expect(last).toMatchObject({ toolCallId: 'call_sh', status: 'completed' });
+    expect(last).not.toHaveProperty('content');
+    const tool_result = JSON.stringify(model.requests[1]?.body);
+    expect(tool_result).toContain('from-the-editor');
+    expect(tool_result).toContain('[exit code 0]');
   });
 });
