@@ -1,12 +1,12 @@
 import { isAbsolute } from 'node:path';
-import {
-  type HostEvent,
-  type HostEventPayloads,
-  type PermissionOption,
-  type SessionHost,
-  SessionHostError,
-  type SessionInfo,
-  type Subscription,
+import type {
+  HostEvent,
+  HostEventPayloads,
+  PermissionOption,
+  SessionHost,
+  SessionHostErrorCode,
+  SessionInfo,
+  Subscription,
 } from '@lich/agent';
 import type { Tool } from '@lich/tools';
 import {
@@ -78,9 +78,22 @@ function error_text(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * True for a `SessionHostError`, by the same check as its `is_instance`. Written here so this
+ * package loads nothing of `@lich/agent` at run time: the CLI runs it beside its own bundled copy
+ * of the agent.
+ */
+function is_host_error(value: unknown): value is Error & { code: SessionHostErrorCode } {
+  return (
+    value instanceof Error &&
+    value.name === 'SessionHostError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}
+
 /** A host refusal as an ACP error. */
 function acp_error(error: unknown, session_id?: string): Error {
-  if (SessionHostError.is_instance(error)) {
+  if (is_host_error(error)) {
     if (error.code === 'unknown_session') return acp_errors.session_not_found(session_id ?? '');
     if (error.code === 'invalid_argument') return acp_errors.invalid_params(error.message);
     return acp_errors.internal(error.message);
@@ -518,7 +531,7 @@ export class AcpAgent implements AcpAgentHandlers {
         throw acp_errors.invalid_params(`unknown config option '${params.configId}'`);
       }
     } catch (error) {
-      if (SessionHostError.is_instance(error)) throw acp_error(error, session.id);
+      if (is_host_error(error)) throw acp_error(error, session.id);
       throw error;
     }
     const info = await session.host.get(session.id);
