@@ -17,6 +17,8 @@ let child: ChildProcess | undefined;
 interface Spawned {
   agent: acp.ClientContext;
   updates: acp.SessionNotification[];
+  /** Resolves at the first `agent_message_chunk`. */
+  first_chunk: Promise<void>;
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | null>;
@@ -45,6 +47,10 @@ function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
     process_.once('exit', (code) => resolve(code)),
   );
   const updates: acp.SessionNotification[] = [];
+  let chunk_seen: () => void = () => {};
+  const first_chunk = new Promise<void>((resolve) => {
+    chunk_seen = resolve;
+  });
   const stream = acp.ndJsonStream(
     Writable.toWeb(process_.stdin as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(tap) as ReadableStream<Uint8Array>,
@@ -53,6 +59,7 @@ function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
     .client({ name: 'lich-cli-test' })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
+      if (params.update.sessionUpdate === 'agent_message_chunk') chunk_seen();
     })
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
       const allow = params.options.find((option) => option.kind === 'allow_once');
@@ -64,6 +71,7 @@ function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
   return {
     agent: connection.agent,
     updates,
+    first_chunk,
     stdout: () => raw,
     stderr: () => errors,
     exited,
@@ -162,6 +170,27 @@ describe('lich acp, spawned', () => {
       prompt: [{ type: 'text', text: 'b' }],
     });
     expect(again.stopReason).toBe('end_turn');
+    lich.close();
+    expect(await lich.exited).toBe(0);
+  }, 30_000);
+
+  it('a cancel mid-stream ends the prompt with cancelled', async () => {
+    model = await start_openai_server({
+      script: [{ text: 'a long answer that keeps coming', chunk_chars: 2, chunk_delay_ms: 200 }],
+    });
+    const lich = spawn_acp({ ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' });
+    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+    const { sessionId } = await lich.agent.request('session/new', {
+      cwd: sandbox.work_dir,
+      mcpServers: [],
+    });
+    const prompt = lich.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'talk' }],
+    });
+    await lich.first_chunk;
+    await lich.agent.notify('session/cancel', { sessionId });
+    expect((await prompt).stopReason).toBe('cancelled');
     lich.close();
     expect(await lich.exited).toBe(0);
   }, 30_000);
