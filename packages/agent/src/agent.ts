@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   AgentListener,
   ChatFn,
@@ -31,9 +30,17 @@ import {
 import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config_schema.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
-import { chain_for_model } from './model_chain.js';
+import { ModelChats } from './model_chats.js';
+import { own_version } from './own_version.js';
+import { type Approver, PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permission_gate.js';
+import {
+  PermissionPolicy,
+  type RememberedAnswers,
+  remembered_answers,
+} from './permission_policy.js';
 import { find_project_instructions, with_project_instructions } from './project_instructions.js';
-import { create_provider_chat } from './provider_chat.js';
+import type { ApprovalMode } from './session_host_types.js';
+import { session_permission_gate } from './session_permission_gate.js';
 import { tool_allowed } from './tool_allowlist.js';
 
 /** How an Agent is built. */
@@ -88,6 +95,14 @@ export interface AgentRunOptions {
   on_warning?: (text: string) => void;
   /** Extra fields handed to every tool call's context (a permission gate, a session id). */
   tool_context?: Readonly<Record<string, unknown>>;
+  /**
+   * How this run's tool calls are approved (`PermissionPolicy`): default
+   * `config.permissions.mode`, else `yolo` (every call runs but those a deny rule names, as
+   * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
+   */
+  approval_mode?: ApprovalMode;
+  /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
+  approver?: Approver;
 }
 
 /** What a run produced. */
@@ -99,20 +114,6 @@ export interface AgentRunResult {
   usage_total: Usage;
   /** The session file written to, or null when the run was not recorded. */
   session_path: string | null;
-}
-
-let package_version: string | undefined;
-
-async function own_version(): Promise<string> {
-  if (package_version === undefined) {
-    // through the package's exports, so it stays right when this code is bundled elsewhere
-    const { createRequire } = await import('node:module');
-    const manifest = createRequire(import.meta.url)('@lich/agent/package.json') as {
-      version: string;
-    };
-    package_version = manifest.version;
-  }
-  return package_version;
 }
 
 function enabled_mcp_servers(config: AgentConfig): boolean {
@@ -147,12 +148,12 @@ export class Agent {
   readonly emitter: AgentEmitter;
   readonly registry: ToolRegistry;
   readonly executor: ToolExecutor;
+  /** The config's permission rules; every run's tool calls go through them. */
+  readonly permissions: PermissionPolicy;
+  /** `allow_always` / `reject_always` answers, per session file, for runs sharing one. */
+  readonly #remembered = new WeakMap<SessionHandle, RememberedAnswers>();
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #chat: ChatFn | undefined;
-  readonly #chats = new Map<string, ChatFn>();
-  readonly #on_provider_event: ((event: RouterEvent) => void) | undefined;
-  /** The provider listener of the run whose model call is in flight (runs may be parallel). */
-  readonly #run_scope = new AsyncLocalStorage<(event: RouterEvent) => void>();
+  readonly #chats: ModelChats;
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
   #prepared: Promise<Prepared> | undefined;
@@ -185,10 +186,19 @@ export class Agent {
       }
     }
     this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir });
-    this.#chat = options.chat;
-    this.#on_provider_event = options.on_provider_event;
+    this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
+    // first, so a call that may not run reaches no plugin hook
+    this.executor.add_hooks(PERMISSION_HOOK);
+    this.#chats = new ModelChats({
+      providers: config.providers,
+      env: this.#env,
+      ...(options.chat === undefined ? {} : { chat: options.chat }),
+      ...(options.on_provider_event === undefined
+        ? {}
+        : { on_provider_event: options.on_provider_event }),
+    });
     // the configured chain is built now, so a config the router refuses fails here, as before
-    this.#chat_for(undefined);
+    this.#chats.chat_for(undefined);
   }
 
   /**
@@ -196,28 +206,7 @@ export class Agent {
    * names no such provider or model. Absent: the configured chain.
    */
   resolve_model(model?: string): readonly Readonly<ProviderEntry>[] | null {
-    if (model === undefined) return this.config.providers;
-    return chain_for_model(this.config.providers, model);
-  }
-
-  /** The ChatFn of a chain, built once per chain and shared by every run on it. */
-  #chat_for(model: string | undefined): ChatFn {
-    if (this.#chat !== undefined) return this.#chat;
-    const chain = this.resolve_model(model);
-    if (chain === null) throw new Error(`Agent.run: no provider in the config serves '${model}'`);
-    const key = chain.map((entry) => `${entry.kind}/${entry.model}`).join('|');
-    let chat = this.#chats.get(key);
-    if (chat === undefined) {
-      chat = create_provider_chat(chain, {
-        env: this.#env,
-        on_provider_event: (event) => {
-          this.#on_provider_event?.(event);
-          this.#run_scope.getStore()?.(event);
-        },
-      });
-      this.#chats.set(key, chat);
-    }
-    return chat;
+    return this.#chats.resolve(model);
   }
 
   /** Adds a listener of every run's events; returns a function that removes it. */
@@ -326,13 +315,14 @@ export class Agent {
         })
       : null;
     try {
-      const chat = this.#chat_for(options.model);
+      const chat = this.#chats.chat_for(options.model);
       const deps = {
         chat,
         tools: this.executor,
         definitions: prepared.definitions,
         emitter: run_emitter,
         tool_context: {
+          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),
           ...options.tool_context,
           work_dir: config.work_dir,
           env_passthrough: config.env_passthrough,
@@ -346,10 +336,9 @@ export class Agent {
         compression: { ...config.compression },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
       };
-      const on_provider_event = options.on_provider_event;
-      const outcome = await (on_provider_event === undefined
-        ? run_conversation(deps, seed, params)
-        : this.#run_scope.run(on_provider_event, () => run_conversation(deps, seed, params)));
+      const outcome = await this.#chats.with_listener(options.on_provider_event, () =>
+        run_conversation(deps, seed, params),
+      );
       return {
         outcome,
         transcript: outcome.messages,
@@ -373,9 +362,38 @@ export class Agent {
     history: readonly Message[],
     options: { model?: string; signal?: AbortSignal } = {},
   ): Promise<CompressResult> {
-    return compress_messages(history, this.#chat_for(options.model), {
+    return compress_messages(history, this.#chats.chat_for(options.model), {
       keep_recent: this.config.compression.keep_recent,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** The answers remembered for a session file (shared by the runs recording into it). */
+  remembered_answers(handle: SessionHandle | null): RememberedAnswers {
+    if (handle === null) return remembered_answers();
+    let remembered = this.#remembered.get(handle);
+    if (remembered === undefined) {
+      remembered = remembered_answers();
+      this.#remembered.set(handle, remembered);
+    }
+    return remembered;
+  }
+
+  #run_gate(
+    options: AgentRunOptions,
+    handle: SessionHandle | null,
+    warn: (text: string) => void,
+  ): unknown {
+    if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
+    const mode = options.approval_mode ?? this.config.permissions.mode ?? 'yolo';
+    const approver = options.approver ?? null;
+    return session_permission_gate({
+      policy: this.permissions,
+      mode: () => mode,
+      approver: () => approver,
+      remembered: this.remembered_answers(handle),
+      handle,
+      on_warning: warn,
     });
   }
 

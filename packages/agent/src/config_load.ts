@@ -14,6 +14,7 @@ import {
   type ProviderEntry,
 } from './config_schema.js';
 import { detect_env_providers, normalize_kind, ollama_base_url } from './env_providers.js';
+import { merge_permissions } from './permissions_schema.js';
 
 /** Settings given as command-line flags: the last and strongest source. */
 export interface ConfigFlags {
@@ -202,7 +203,10 @@ function merge_layer(
     const previous = merged[key];
     // mcp_servers merge by server name and compression by field, so a project file can add a
     // server or change one setting without repeating the user file.
-    if (
+    if (key === 'permissions') {
+      // rules add up across layers; a later mode wins
+      merged[key] = merge_permissions(previous, value);
+    } else if (
       (key === 'mcp_servers' || key === 'compression') &&
       typeof previous === 'object' &&
       previous !== null
@@ -395,6 +399,7 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
     context_window: data.context_window,
     compression: data.compression,
     env_passthrough: data.env_passthrough,
+    permissions: data.permissions,
   };
   return deep_freeze(config);
 }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
+import {
+  DEFAULT_PERMISSIONS,
+  PERMISSIONS_SCHEMA,
+  type PermissionsSettings,
+} from './permissions_schema.js';
 
 /** The model a provider kind uses when the config names none. */
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
@@ -107,6 +112,7 @@ export const CONFIG_SHAPE = {
     .array(z.string().min(1))
     .default([])
     .describe('Environment variables passed through to commands the tools run.'),
+  permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -149,6 +155,8 @@ export interface AgentConfig {
   readonly context_window: number;
   readonly compression: Readonly<CompressionConfig>;
   readonly env_passthrough: readonly string[];
+  /** Which tool calls run, ask or never run (`PermissionPolicy`). */
+  readonly permissions: Readonly<PermissionsSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */

@@ -17,6 +17,8 @@ import { builtin_commands } from './builtin_commands.js';
 import { type CommandContext, CommandRegistry } from './command_registry.js';
 import { DEFAULT_COALESCE_MS } from './delta_coalescer.js';
 import { LiveSession } from './live_session.js';
+import { type Approver, PERMISSION_GATE_FIELD } from './permission_gate.js';
+import { PermissionRequests } from './permission_requests.js';
 import { SessionHostError } from './session_host_error.js';
 import type {
   ApprovalMode,
@@ -32,6 +34,8 @@ import type {
   ToolInfo,
   TurnTicket,
 } from './session_host_types.js';
+import { PERMISSION_OPTIONS } from './session_host_types.js';
+import { session_permission_gate } from './session_permission_gate.js';
 import { tool_allowed } from './tool_allowlist.js';
 
 /** How a host is built. */
@@ -43,8 +47,14 @@ export interface SessionHostOptions {
    * records nothing (sessions live in memory only).
    */
   storage?: SessionStorage | false;
-  /** The approval mode of new sessions (default `default`). */
+  /** The approval mode of new sessions (default `config.permissions.mode`, else `default`). */
   approval_mode?: ApprovalMode;
+  /**
+   * Answers permission requests besides the subscribers that can approve (a gateway's owner);
+   * its request is a `permission.request` event all the same, and the first answer wins. With
+   * neither, `ask` means deny, with a message saying how to allow.
+   */
+  approver?: Approver;
   /** Events held per session for replay (default 512). */
   ring_events?: number;
   /** Bytes (JSON) held per session for replay (default 4 MiB). */
@@ -111,6 +121,7 @@ class Host implements SessionHost {
   /** Loads in progress, so two loads of one session share one open. */
   readonly #loading = new Map<string, Promise<LiveSession>>();
   readonly #commands = new CommandRegistry();
+  readonly #requests = new PermissionRequests();
   readonly #warn: (text: string) => void;
   readonly #now: () => Date;
   #shutting_down: Promise<void> | undefined;
@@ -134,6 +145,10 @@ class Host implements SessionHost {
     return this.#commands;
   }
 
+  get #default_mode(): ApprovalMode {
+    return this.#options.approval_mode ?? this.#agent.config.permissions.mode ?? 'default';
+  }
+
   #check_open(): void {
     if (this.#shutting_down !== undefined) {
       throw new SessionHostError('shutting_down', 'the session host is shutting down');
@@ -150,6 +165,16 @@ class Host implements SessionHost {
         : { ring_events: this.#options.ring_events }),
       ...(this.#options.ring_bytes === undefined ? {} : { ring_bytes: this.#options.ring_bytes }),
       coalesce_ms: this.#options.coalesce_ms ?? DEFAULT_COALESCE_MS,
+      tool_context: (live, turn_id) => ({
+        [PERMISSION_GATE_FIELD]: session_permission_gate({
+          policy: this.#agent.permissions,
+          mode: () => live.approval_mode,
+          approver: () => this.#requests.approver_for(live, turn_id, this.#options.approver),
+          remembered: this.#agent.remembered_answers(live.handle),
+          handle: live.handle,
+          on_warning: this.#warn,
+        }),
+      }),
       ...(this.#options.history_limit === undefined
         ? {}
         : { history_limit: this.#options.history_limit }),
@@ -165,7 +190,7 @@ class Host implements SessionHost {
     options: { title?: string; approval_mode?: ApprovalMode } = {},
   ): Promise<SessionInfo> {
     this.#check_open();
-    const approval_mode = options.approval_mode ?? this.#options.approval_mode ?? 'default';
+    const approval_mode = options.approval_mode ?? this.#default_mode;
     if (!APPROVAL_MODES.includes(approval_mode)) {
       throw new SessionHostError('invalid_argument', `unknown approval mode '${approval_mode}'`);
     }
@@ -244,7 +269,7 @@ class Host implements SessionHost {
           history,
           title: one_line(state.title ?? first_user?.content ?? '', TITLE_LIMIT),
           created: state.start?.created ?? this.#now().toISOString(),
-          approval_mode: this.#options.approval_mode ?? 'default',
+          approval_mode: this.#default_mode,
           usage_total: { ...state.usage_total },
         });
       })();
@@ -258,7 +283,7 @@ class Host implements SessionHost {
   }
 
   async list(): Promise<SessionInfo[]> {
-    const mode = this.#options.approval_mode ?? 'default';
+    const mode = this.#default_mode;
     const on_disk = this.#storage === null ? [] : await this.#storage.list();
     const infos = new Map<string, SessionInfo>();
     for (const summary of on_disk) {
@@ -277,7 +302,7 @@ class Host implements SessionHost {
     if (summary === undefined) {
       throw new SessionHostError('unknown_session', `no session ${String(session_id)}`);
     }
-    return summary_info(summary, this.#options.approval_mode ?? 'default');
+    return summary_info(summary, this.#default_mode);
   }
 
   async #find_summary(session_id: string): Promise<SessionSummary | undefined> {
@@ -309,6 +334,7 @@ class Host implements SessionHost {
       return;
     }
     await live.close();
+    this.#requests.cancel_session(live);
     this.#sessions.delete(session_id);
   }
 
@@ -382,11 +408,17 @@ class Host implements SessionHost {
   }
 
   async respond_permission(
-    _request_id: string,
-    _option: PermissionOption,
-    _options: { persist?: boolean } = {},
+    request_id: string,
+    option: PermissionOption,
+    options: { persist?: boolean } = {},
   ): Promise<boolean> {
-    return false;
+    if (!PERMISSION_OPTIONS.includes(option)) {
+      throw new SessionHostError(
+        'invalid_argument',
+        `option must be one of ${PERMISSION_OPTIONS.join(', ')}, got '${String(option)}'`,
+      );
+    }
+    return this.#requests.respond(request_id, option, options.persist === true);
   }
 
   async set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void> {

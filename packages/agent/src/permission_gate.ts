@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolHooks } from '@lich/tools';
+import type { PermissionPolicy, PolicyDecision, RememberedAnswers } from './permission_policy.js';
+import { parse_rule, tool_kind } from './permission_rules.js';
+import {
+  type ApprovalMode,
+  PERMISSION_OPTIONS,
+  type PermissionOption,
+} from './session_host_types.js';
+
+/** A question put to a person: may this call run? */
+export interface PermissionRequest {
+  request_id: string;
+  tool_call_id: string;
+  tool: string;
+  args: unknown;
+  /** One line for a person: `terminal: git push`. */
+  title: string;
+  options: readonly PermissionOption[];
+}
+
+/** A person's answer; `cancelled` when the run was aborted first (counts as a rejection). */
+export interface PermissionAnswer {
+  option: PermissionOption | 'cancelled';
+  /** With `allow_always` / `reject_always`: also write the rule to the project config. */
+  persist?: boolean;
+}
+
+/**
+ * Asks a person. Contract: resolves with their answer, or `{ option: 'cancelled' }` once
+ * `signal` aborts; a rejection counts as `reject_once`.
+ */
+export type Approver = (
+  request: PermissionRequest,
+  signal: AbortSignal,
+) => Promise<PermissionAnswer>;
+
+/** One decision, as the session file records it. */
+export interface PermissionDecision {
+  tool: string;
+  tool_call_id?: string;
+  title: string;
+  decision: 'allow' | 'deny';
+  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver';
+  rule?: string;
+  option?: string;
+}
+
+/** What a gate is made of. */
+export interface PermissionGateOptions {
+  policy: PermissionPolicy;
+  /** The mode now (a session's may change between calls). */
+  mode: () => ApprovalMode;
+  /** The session's remembered answers; `allow_always` / `reject_always` add to it. */
+  remembered: RememberedAnswers;
+  /** Who to ask now; null when nobody can answer (then `ask` means deny). */
+  approver: () => Approver | null;
+  /** Hears every decision (to record it in the session). Must not throw. */
+  on_decision?: (decision: PermissionDecision) => void;
+  /** Writes a remembered rule to the project config (when the person asked to persist it). */
+  persist?: (effect: 'allow' | 'deny', rule: string) => Promise<void>;
+  /** Hears a rule that could not be persisted. */
+  on_warning?: (text: string) => void;
+}
+
+/** What a gate says of one call. */
+export type GateVerdict = { ok: true } | { ok: false; reason: string };
+
+/** Checks each tool call of a run (or a session) against the policy, asking when it must. */
+export interface PermissionGate {
+  check(
+    tool: string,
+    args: unknown,
+    context: { tool_call_id?: string; signal?: AbortSignal },
+  ): Promise<GateVerdict>;
+}
+
+/** The field of a tool call's context the permission hook reads its gate from. */
+export const PERMISSION_GATE_FIELD = 'permission_gate';
+
+function how_to_allow(policy: PermissionPolicy, tool: string, args: unknown): string {
+  const rule = policy.rule_for(tool, args);
+  const modes =
+    tool_kind(tool) === 'edit'
+      ? 'approval mode auto_edit (lich --approval-mode auto_edit) or yolo (lich --yolo)'
+      : 'approval mode yolo (lich --yolo)';
+  return `To allow it, add "${rule}" to "permissions": { "allow": [...] } in .lich/config.json, or use ${modes}.`;
+}
+
+/**
+ * A gate over `options.policy`: `allow` runs, `deny` blocks with the reason, `ask` goes to the
+ * approver (`allow_once` / `allow_always` run; `reject_once`, `reject_always`, `cancelled` and a
+ * failing approver block), and with no approver blocks with a message saying how to allow it.
+ *
+ * Contract: `check` never rejects; every decision goes to `on_decision`; `allow_always` and
+ * `reject_always` are remembered in `options.remembered` (and persisted when asked).
+ */
+export function create_permission_gate(options: PermissionGateOptions): PermissionGate {
+  const { policy } = options;
+  const decide = (decision: PermissionDecision): void => {
+    try {
+      options.on_decision?.(decision);
+    } catch {
+      // recording is best-effort
+    }
+  };
+  return {
+    async check(tool, args, context) {
+      const title = policy.title(tool, args);
+      const base = {
+        tool,
+        title,
+        ...(context.tool_call_id === undefined ? {} : { tool_call_id: context.tool_call_id }),
+      };
+      let verdict: PolicyDecision;
+      try {
+        verdict = policy.decide(tool, args, options.mode(), options.remembered);
+      } catch (error) {
+        return { ok: false, reason: `the permission check failed: ${String(error)}` };
+      }
+      const rule = verdict.rule === undefined ? {} : { rule: verdict.rule };
+      if (verdict.decision === 'allow') {
+        decide({ ...base, decision: 'allow', source: verdict.source, ...rule });
+        return { ok: true };
+      }
+      if (verdict.decision === 'deny') {
+        decide({ ...base, decision: 'deny', source: verdict.source, ...rule });
+        return {
+          ok: false,
+          reason:
+            verdict.source === 'rule'
+              ? `${title} is denied by the permission rule "${verdict.rule}" (permissions.deny in the config).`
+              : `${title} was declined for the rest of this session.`,
+        };
+      }
+      const approver = options.approver();
+      if (approver === null) {
+        decide({ ...base, decision: 'deny', source: 'no_approver', ...rule });
+        return {
+          ok: false,
+          reason: `${title} needs approval, and no one is here to approve it. ${how_to_allow(policy, tool, args)}`,
+        };
+      }
+      const signal = context.signal ?? new AbortController().signal;
+      const request: PermissionRequest = {
+        request_id: `perm_${randomUUID()}`,
+        tool_call_id: context.tool_call_id ?? '',
+        tool,
+        args,
+        title,
+        options: PERMISSION_OPTIONS,
+      };
+      let answer: PermissionAnswer;
+      try {
+        answer = await approver(request, signal);
+      } catch {
+        answer = { option: 'reject_once' };
+      }
+      const option = signal.aborted ? 'cancelled' : answer.option;
+      const allowed = option === 'allow_once' || option === 'allow_always';
+      if (option === 'allow_always' || option === 'reject_always') {
+        const remembered_rule = policy.rule_for(tool, args);
+        const effect = option === 'allow_always' ? 'allow' : 'deny';
+        options.remembered[effect].push(parse_rule(remembered_rule));
+        if (answer.persist === true && options.persist !== undefined) {
+          await options.persist(effect, remembered_rule).catch((error: unknown) => {
+            options.on_warning?.(
+              `the rule ${remembered_rule} was not written to the project config: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          });
+        }
+      }
+      decide({
+        ...base,
+        decision: allowed ? 'allow' : 'deny',
+        source: 'approver',
+        option,
+        ...rule,
+      });
+      if (allowed) return { ok: true };
+      return {
+        ok: false,
+        reason:
+          option === 'cancelled'
+            ? `${title} was not run: the run was stopped while it waited for approval.`
+            : `The user declined ${title}${option === 'reject_always' ? ' (and every such call for the rest of this session)' : ''}. Do not retry it; ask the user what to do instead.`,
+      };
+    },
+  };
+}
+
+/**
+ * The executor hook that puts every call through the gate found in its context
+ * (`context.permission_gate`); a call with no gate in its context runs unchecked (a tool called
+ * outside a run).
+ */
+export const PERMISSION_HOOK: ToolHooks = {
+  async before_tool_call(name, args, context) {
+    const gate = context[PERMISSION_GATE_FIELD] as PermissionGate | undefined;
+    if (gate === undefined || typeof gate.check !== 'function') return undefined;
+    const verdict = await gate.check(name, args, {
+      ...(typeof context.tool_call_id === 'string' ? { tool_call_id: context.tool_call_id } : {}),
+      signal: context.signal,
+    });
+    return verdict.ok ? undefined : { block: verdict.reason };
+  },
+};

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { PermissionPolicy, remembered_answers } from './permission_policy.js';
+import { parse_rule } from './permission_rules.js';
+
+const WORK = '/work/project';
+
+describe('PermissionPolicy', () => {
+  it('decides by mode: reads run, edits ask in default, run in auto_edit; yolo runs all', () => {
+    const policy = new PermissionPolicy(undefined, WORK);
+    const read = { path: 'a.txt' };
+    const write = { path: 'a.txt', content: 'x' };
+    const command = { command: 'make' };
+    expect(policy.decide('read_file', read, 'default').decision).toBe('allow');
+    expect(policy.decide('write_file', write, 'default').decision).toBe('ask');
+    expect(policy.decide('terminal', command, 'default').decision).toBe('ask');
+    expect(policy.decide('write_file', write, 'auto_edit').decision).toBe('allow');
+    expect(policy.decide('terminal', command, 'auto_edit').decision).toBe('ask');
+    expect(policy.decide('mcp_x_y', {}, 'auto_edit').decision).toBe('ask');
+    expect(policy.decide('terminal', command, 'yolo')).toEqual({
+      decision: 'allow',
+      source: 'mode',
+    });
+  });
+
+  it('lets deny beat allow, in yolo too, and ask beat allow', () => {
+    const policy = new PermissionPolicy(
+      {
+        allow: ['terminal(git *)', 'write_file'],
+        ask: ['terminal(git push*)'],
+        deny: ['terminal(git reset --hard*)', 'write_file(.env)'],
+      },
+      WORK,
+    );
+    const git = (command: string) => ({ command });
+    expect(policy.decide('terminal', git('git status'), 'default')).toMatchObject({
+      decision: 'allow',
+      source: 'rule',
+      rule: 'terminal(git *)',
+    });
+    expect(policy.decide('terminal', git('git reset --hard HEAD'), 'yolo')).toMatchObject({
+      decision: 'deny',
+      rule: 'terminal(git reset --hard*)',
+    });
+    expect(policy.decide('write_file', { path: '.env' }, 'default').decision).toBe('deny');
+    expect(policy.decide('write_file', { path: 'a.md' }, 'default').decision).toBe('allow');
+    expect(policy.decide('terminal', git('git push'), 'default')).toMatchObject({
+      decision: 'ask',
+      rule: 'terminal(git push*)',
+    });
+    expect(policy.decide('terminal', git('git push'), 'yolo').decision).toBe('allow');
+  });
+
+  it('applies remembered answers after deny rules', () => {
+    const policy = new PermissionPolicy({ deny: ['terminal(rm *)'] }, WORK);
+    const remembered = remembered_answers();
+    remembered.allow.push(parse_rule(policy.rule_for('terminal', { command: 'make  test' })));
+    remembered.deny.push(parse_rule('terminal(curl*)'));
+    expect(
+      policy.decide('terminal', { command: 'make test' }, 'default', remembered),
+    ).toMatchObject({ decision: 'allow', source: 'session' });
+    expect(policy.decide('terminal', { command: 'make' }, 'default', remembered).decision).toBe(
+      'ask',
+    );
+    expect(policy.decide('terminal', { command: 'curl x' }, 'yolo', remembered).decision).toBe(
+      'deny',
+    );
+    remembered.allow.push(parse_rule('terminal(rm *)'));
+    expect(policy.decide('terminal', { command: 'rm x' }, 'default', remembered).source).toBe(
+      'rule',
+    );
+  });
+
+  it('titles calls and writes the rule an always-answer remembers', () => {
+    const policy = new PermissionPolicy(undefined, WORK);
+    expect(policy.title('terminal', { command: 'git   push' })).toBe('terminal: git push');
+    expect(policy.title('write_file', { path: `${WORK}/docs/a.md` })).toBe('write_file: docs/a.md');
+    expect(policy.title('mcp_x_y', { q: 1 })).toBe('mcp_x_y {"q":1}');
+    expect(policy.rule_for('terminal', { command: 'ls *.md' })).toBe('terminal(ls \\*.md)');
+    expect(policy.rule_for('git_commit', { message: 'x' })).toBe('git_commit');
+  });
+
+  it('refuses a bad rule when built', () => {
+    expect(() => new PermissionPolicy({ allow: ['terminal(oops'] }, WORK)).toThrow(
+      /not a permission rule/,
+    );
+  });
+});

@@ -1,0 +1,55 @@
+import type { SessionHandle } from '@lich/session';
+import {
+  type Approver,
+  create_permission_gate,
+  type PermissionDecision,
+  type PermissionGate,
+} from './permission_gate.js';
+import type { PermissionPolicy, RememberedAnswers } from './permission_policy.js';
+import { persist_permission_rule } from './persist_permission_rule.js';
+import type { ApprovalMode } from './session_host_types.js';
+
+/** What a session's gate is made of. */
+export interface SessionGateOptions {
+  policy: PermissionPolicy;
+  mode: () => ApprovalMode;
+  approver: () => Approver | null;
+  remembered: RememberedAnswers;
+  /** The session file decisions are recorded in (`permission` records); null records nothing. */
+  handle: SessionHandle | null;
+  on_warning: (text: string) => void;
+  /** Hears each decision besides the record. */
+  on_decision?: (decision: PermissionDecision) => void;
+}
+
+/**
+ * A permission gate that records every decision in the session file and writes a rule the
+ * person asked to keep (`allow_always` / `reject_always` with persist) to the project config.
+ * A record that cannot be written is a warning.
+ */
+export function session_permission_gate(options: SessionGateOptions): PermissionGate {
+  const { handle } = options;
+  return create_permission_gate({
+    policy: options.policy,
+    mode: options.mode,
+    remembered: options.remembered,
+    approver: options.approver,
+    on_warning: options.on_warning,
+    persist: (effect, rule) => persist_permission_rule(options.policy.work_dir, effect, rule),
+    on_decision: (decision) => {
+      options.on_decision?.(decision);
+      if (handle === null || handle.closed) return;
+      handle
+        .append({
+          type: 'permission',
+          ...(handle.state.runs > 0 ? { run: handle.state.runs } : {}),
+          ...decision,
+        })
+        .catch((error: unknown) =>
+          options.on_warning(
+            `session ${handle.path}: a permission decision was not recorded: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+    },
+  });
+}
