@@ -25,6 +25,8 @@ export const AGENT_OPTIONS = {
   ...PROVIDER_OPTIONS,
   'no-session': { type: 'boolean' },
   'show-reasoning': { type: 'boolean' },
+  'approval-mode': { type: 'string' },
+  yolo: { type: 'boolean' },
 } as const satisfies OptionTable;
 
 /** The parsed values of an option table. */

@@ -22,6 +22,8 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   --no-session          do not record a session
   --show-reasoning      print the model's reasoning on stderr
+  --approval-mode <m>   default (edits and commands ask), auto_edit (edits run), yolo (all run)
+  --yolo                the same as --approval-mode yolo
   -h, --help            show this help`;
 
 const MAIN = `lich — an AI agent harness at your terminal
@@ -48,7 +50,9 @@ Options:
 ${AGENT_FLAGS}
   -V, --version         print the version
 
-Piped stdin is added to the task as context. Exit codes: 0 success, 1 model or provider
+Piped stdin is added to the task as context. On a terminal, lich asks before it edits a file or
+runs a command (y: once, a: always this session, n: no); off a terminal it runs them as it always
+has (yolo) unless the config or a flag sets a mode. Exit codes: 0 success, 1 model or provider
 failure, 2 usage or config error, 130 aborted (Ctrl+C).
 Run 'lich <command> --help' for the options of a command.`;
 

@@ -6,6 +6,7 @@ export {
 } from './agent.js';
 export { builtin_commands } from './builtin_commands.js';
 export { collect_usage } from './collect_usage.js';
+export { type CommandParts, command_parts } from './command_parts.js';
 export {
   type CommandContext,
   CommandRegistry,
@@ -71,6 +72,46 @@ export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plug
 export { chain_for_model, model_label } from './model_chain.js';
 export { nearest_word } from './nearest_word.js';
 export {
+  type Approver,
+  create_permission_gate,
+  type GateVerdict,
+  PERMISSION_GATE_FIELD,
+  PERMISSION_HOOK,
+  type PermissionAnswer,
+  type PermissionDecision,
+  type PermissionGate,
+  type PermissionGateOptions,
+  type PermissionRequest,
+} from './permission_gate.js';
+export {
+  PermissionPolicy,
+  type PermissionsConfig,
+  type PolicyDecision,
+  type RememberedAnswers,
+  remembered_answers,
+} from './permission_policy.js';
+export {
+  COMMAND_TOOLS,
+  EDIT_TOOLS,
+  escape_pattern,
+  PATH_TOOLS,
+  type PermissionRule,
+  parse_rule,
+  READ_TOOLS,
+  type RuleEffect,
+  rule_argument,
+  rule_matches,
+  type ToolKind,
+  tool_kind,
+} from './permission_rules.js';
+export {
+  DEFAULT_PERMISSIONS,
+  merge_permissions,
+  PERMISSIONS_SCHEMA,
+  type PermissionsSettings,
+} from './permissions_schema.js';
+export { persist_permission_rule } from './persist_permission_rule.js';
+export {
   find_project_instructions,
   PROJECT_INSTRUCTIONS_FILE,
   PROJECT_INSTRUCTIONS_LIMIT,
@@ -111,5 +152,7 @@ export {
   type TurnStopReason,
   type TurnTicket,
 } from './session_host_types.js';
+export { type SessionGateOptions, session_permission_gate } from './session_permission_gate.js';
 export { tool_allowed } from './tool_allowlist.js';
+export { trim_history } from './trim_history.js';
 export { find_unknown_keys, type UnknownKey } from './unknown_keys.js';

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Agent } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
+import { type AskLine, cli_approval } from '../approval.js';
 import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
@@ -16,6 +17,8 @@ export interface ChatStart {
   session: SessionHandle | null;
   history: Message[];
   show_reasoning: boolean;
+  /** `--approval-mode` and `--yolo` as given. */
+  approval_flags?: { 'approval-mode'?: unknown; yolo?: unknown };
 }
 
 const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
@@ -42,10 +45,42 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
   let history = start.history;
   let failed = false;
   let interrupted = false;
+  let asking = false;
   lines.on('SIGINT', () => {
+    if (asking) {
+      // Ctrl+C at a permission question aborts the run, as it does while the answer streams
+      process.kill(process.pid, 'SIGINT');
+      return;
+    }
     interrupted = true;
     lines.close();
   });
+  // a permission question goes through the chat's own readline, so its answer is not a message
+  const ask: AskLine = (prompt, signal) =>
+    new Promise((resolve) => {
+      let done = false;
+      const finish = (answer: string | null) => {
+        if (done) return;
+        done = true;
+        asking = false;
+        signal.removeEventListener('abort', on_abort);
+        lines.pause();
+        set_raw_mode(stdin, false);
+        resolve(answer);
+      };
+      const on_abort = () => finish(null);
+      asking = true;
+      set_raw_mode(stdin, true);
+      signal.addEventListener('abort', on_abort, { once: true });
+      lines.question(prompt, (answer) => finish(answer));
+    });
+  const approval = await cli_approval(
+    context,
+    start.approval_flags ?? {},
+    start.agent.config,
+    'chat',
+    interactive ? ask : undefined,
+  );
   if (interactive) {
     const session = start.session ? `; session ${start.session.id}` : '';
     context.say(context.err.dim(`lich chat — /exit to leave${session}`));
@@ -69,6 +104,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       session: start.session,
       json: false,
       show_reasoning: start.show_reasoning,
+      approval,
     });
     if (outcome.transcript) history = outcome.transcript;
     if (outcome.code === EXIT.FAILURE || outcome.code === EXIT.USAGE) failed = true;
@@ -142,6 +178,7 @@ export const command_chat: Command = async (context) => {
       session,
       history: opened.history,
       show_reasoning: values['show-reasoning'] === true,
+      approval_flags: values,
     });
   } finally {
     await session?.close();

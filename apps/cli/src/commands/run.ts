@@ -1,6 +1,7 @@
-import type { Agent, AgentConfig } from '@lich/agent';
+import type { Agent, AgentConfig, Approver } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
+import { type CliApproval, cli_approval } from '../approval.js';
 import { AGENT_OPTIONS, parse_command_args } from '../args.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
@@ -26,6 +27,8 @@ export interface TaskOptions {
   session: SessionHandle | null;
   json: boolean;
   show_reasoning: boolean;
+  /** How tool calls are approved (absent: as the config says, else every call runs). */
+  approval?: CliApproval;
 }
 
 /**
@@ -83,6 +86,10 @@ export async function execute_task(
       signal: interrupt.signal,
       session: session ?? false,
       on_event: view.listener,
+      ...(options.approval === undefined ? {} : { approval_mode: options.approval.mode }),
+      ...(options.approval?.approver === undefined
+        ? {}
+        : { approver: pausing(view, options.approval.approver) }),
     });
     const { outcome } = result;
     if (options.json) {
@@ -124,6 +131,14 @@ export async function execute_task(
     interrupt.dispose();
     view.stop();
   }
+}
+
+/** The approver with the progress spinner stopped while it asks. */
+function pausing(view: ProgressView, approver: Approver): Approver {
+  return (request, signal) => {
+    view.stop();
+    return approver(request, signal);
+  };
 }
 
 /**
@@ -189,6 +204,7 @@ export const command_run: Command = async (context) => {
     throw new UsageError('no task given: lich "what to do" (or pipe it on stdin)', 'run');
   }
   if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
+  const approval = await cli_approval(context, values, config, 'run');
   const agent = await make_agent(context, config);
   const session = values['no-session'] ? null : await agent.create_session();
   try {
@@ -198,6 +214,7 @@ export const command_run: Command = async (context) => {
       session,
       json: values.json === true,
       show_reasoning: values['show-reasoning'] === true,
+      approval,
     });
     return outcome.code;
   } finally {

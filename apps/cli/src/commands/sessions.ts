@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Message } from '@lich/core';
+import { cli_approval } from '../approval.js';
 import {
   AGENT_OPTIONS,
   integer_option,
@@ -167,6 +168,7 @@ export const command_sessions: Command = async (context) => {
             session: opened.session,
             history: opened.history,
             show_reasoning: values['show-reasoning'] === true,
+            approval_flags: values,
           });
         }
         const outcome = await execute_task(context, {
@@ -176,6 +178,7 @@ export const command_sessions: Command = async (context) => {
           session: opened.session,
           json: values.json === true,
           show_reasoning: values['show-reasoning'] === true,
+          approval: await cli_approval(context, values, loaded.config, 'sessions'),
         });
         return outcome.code;
       } finally {
