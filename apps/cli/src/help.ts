@@ -2,6 +2,7 @@
 export const COMMANDS = [
   'run',
   'chat',
+  'serve',
   'sessions',
   'mcp',
   'init',
@@ -35,6 +36,7 @@ Usage:
 Commands:
   run "task"                  the same as lich "task"
   chat                        a line-by-line conversation over one session
+  serve [--stdio]             Lich as a backend: JSON-RPC over a loopback WebSocket or stdio
   sessions list|show|resume|search|export
                               the recorded sessions of this folder
   mcp list|add|enable|disable|remove
@@ -77,6 +79,25 @@ Type /exit (or end the input) to leave; Ctrl+C aborts the answer being written. 
 
 Options:
   --resume <id>         continue a recorded session (an id, or a unique prefix of one)
+${AGENT_FLAGS}`;
+
+const SERVE = `Usage: lich serve [options]
+       lich serve --stdio [options]
+       lich serve --print-token
+
+Runs Lich as a backend for apps, editors and \`lich tui --connect\`: JSON-RPC 2.0, one object
+per line (see the @lich/serve protocol). By default a WebSocket on 127.0.0.1 and ::1; the URL and a
+fresh token go to $XDG_RUNTIME_DIR/lich/serve.json (else ~/.local/state/lich/serve.json), mode
+0600. Clients send the token as Authorization: Bearer or in initialize. Stops on Ctrl+C.
+
+Options:
+  --stdio               serve over stdin/stdout for the parent process (no token); logs go to
+                        stderr
+  --port <n>            the port to listen on (default: a free one)
+  --host <address>      listen on another address; anything but loopback needs --allow-remote
+  --allow-remote        allow a --host reachable from the network (prints a warning)
+  --allow-origin <url>  a browser origin allowed to connect (repeatable); others are refused
+  --print-token         print the running server's token (and its URL on stderr)
 ${AGENT_FLAGS}`;
 
 const SESSIONS = `Usage: lich sessions <subcommand> [options]
@@ -178,6 +199,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   main: MAIN,
   run: RUN,
   chat: CHAT,
+  serve: SERVE,
   sessions: SESSIONS,
   mcp: MCP,
   init: INIT,

@@ -9,6 +9,7 @@ import { UsageError } from './usage_error.js';
 const LOADERS: Record<CommandName, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).command_run,
   chat: async () => (await import('./commands/chat.js')).command_chat,
+  serve: async () => (await import('./commands/serve.js')).command_serve,
   sessions: async () => (await import('./commands/sessions.js')).command_sessions,
   mcp: async () => (await import('./commands/mcp.js')).command_mcp,
   init: async () => (await import('./commands/init.js')).command_init,

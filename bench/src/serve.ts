@@ -1,0 +1,99 @@
+/**
+ * `lich serve` under load: 50 WebSocket clients, each with its own session, each streaming a
+ * 2,000-token answer at the same time. Three processes: the fake model (`serve_provider.ts`), the
+ * server (`serve_host.ts`: the real host and `start_ws_server`), and this one with the 50
+ * `LichClient`s. For every event, the time it reached a client minus the time it reached a
+ * listener on the same host in the server's own process is the delivery latency the protocol
+ * adds (JSON encoding, the socket, parsing, the client). Reported: p50 and p99 of that over every
+ * event, and the server's peak RSS. Targets: p99 ≤ 2 ms, RSS ≤ 200 MB.
+ *
+ * Run: `pnpm bench:serve` (BENCH_CLIENTS, BENCH_COALESCE_MS to vary).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { type EventParams, LichClient, ws_transport } from '@lich/serve/client';
+import type { BenchRow } from './types.js';
+
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
+
+function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; hello: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(import.meta.dirname, script), [], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (hello) => resolve({ child, hello: hello as Record<string, string> }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const provider = await start('serve_provider.js', { BENCH_CLIENTS: String(CLIENTS) });
+  const server = await start('serve_host.js', {
+    BENCH_BASE_URL: provider.hello.base_url ?? '',
+  });
+  const clients: LichClient[] = [];
+  try {
+    const url = server.hello.url ?? '';
+    const token = server.hello.token ?? '';
+    /** session → seq → ns at the client. */
+    const received = new Map<string, Map<number, bigint>>();
+    const done: Promise<void>[] = [];
+    for (let index = 0; index < CLIENTS; index += 1) {
+      const client = await LichClient.connect({ transport: ws_transport({ url, token }), reconnect: false });
+      clients.push(client);
+      const { session_id } = await client.request('session.new', { title: `bench ${index}` });
+      const times = new Map<number, bigint>();
+      received.set(session_id, times);
+      done.push(
+        new Promise((resolve) => {
+          client.on_event((event: EventParams) => {
+            times.set(event.seq, process.hrtime.bigint());
+            if (event.type === 'turn.completed') resolve();
+          });
+        }),
+      );
+      await client.subscribe(session_id);
+    }
+    const started = performance.now();
+    await Promise.all(clients.map((client, index) => client.prompt([...received.keys()][index] ?? '', 'go')));
+    await Promise.all(done);
+    const wall_ms = performance.now() - started;
+    const report = await new Promise<{ arrivals: Record<string, [number, string][]>; peak_rss_kb: number }>(
+      (resolve) => {
+        server.child.once('message', (message) => resolve(message as never));
+        server.child.send({ kind: 'report' });
+      },
+    );
+    const added: number[] = [];
+    let missing = 0;
+    for (const [session_id, times] of received) {
+      for (const [seq, host_ns] of report.arrivals[session_id] ?? []) {
+        const client_ns = times.get(seq);
+        if (client_ns === undefined) missing += 1;
+        else added.push(Number(client_ns - BigInt(host_ns)) / 1e6);
+      }
+    }
+    added.sort((a, b) => a - b);
+    const p50 = percentile(added, 50);
+    const p99 = percentile(added, 99);
+    const rss_mb = report.peak_rss_kb / 1024;
+    const label = `${CLIENTS} clients × 2,000 tokens (${added.length} events, ${missing} missing, ${(wall_ms / 1000).toFixed(1)} s)`;
+    return [
+      { bench: 'serve', metric: `added latency p50, ${label}`, lich: p50, unit: 'ms' },
+      { bench: 'serve', metric: 'added latency p99', lich: p99, unit: 'ms', target: 'p99 <= 2 ms', pass: p99 <= 2 && missing === 0 },
+      { bench: 'serve', metric: 'server peak RSS', lich: rss_mb, unit: 'MB', target: '<= 200 MB', pass: rss_mb <= 200 },
+    ];
+  } finally {
+    for (const client of clients) await client.close();
+    server.child.disconnect();
+    provider.child.disconnect();
+  }
+}
