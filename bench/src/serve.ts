@@ -16,7 +16,10 @@ import type { BenchRow } from './types.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 
-function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; hello: Record<string, string> }> {
+function start(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; hello: Record<string, string> }> {
   return new Promise((resolve, reject) => {
     const child = fork(join(import.meta.dirname, script), [], {
       env: { ...process.env, ...env },
@@ -47,7 +50,10 @@ export async function run(): Promise<BenchRow[]> {
     const received = new Map<string, Map<number, bigint>>();
     const done: Promise<void>[] = [];
     for (let index = 0; index < CLIENTS; index += 1) {
-      const client = await LichClient.connect({ transport: ws_transport({ url, token }), reconnect: false });
+      const client = await LichClient.connect({
+        transport: ws_transport({ url, token }),
+        reconnect: false,
+      });
       clients.push(client);
       const { session_id } = await client.request('session.new', { title: `bench ${index}` });
       const times = new Map<number, bigint>();
@@ -63,15 +69,18 @@ export async function run(): Promise<BenchRow[]> {
       await client.subscribe(session_id);
     }
     const started = performance.now();
-    await Promise.all(clients.map((client, index) => client.prompt([...received.keys()][index] ?? '', 'go')));
+    await Promise.all(
+      clients.map((client, index) => client.prompt([...received.keys()][index] ?? '', 'go')),
+    );
     await Promise.all(done);
     const wall_ms = performance.now() - started;
-    const report = await new Promise<{ arrivals: Record<string, [number, string][]>; peak_rss_kb: number }>(
-      (resolve) => {
-        server.child.once('message', (message) => resolve(message as never));
-        server.child.send({ kind: 'report' });
-      },
-    );
+    const report = await new Promise<{
+      arrivals: Record<string, [number, string][]>;
+      peak_rss_kb: number;
+    }>((resolve) => {
+      server.child.once('message', (message) => resolve(message as never));
+      server.child.send({ kind: 'report' });
+    });
     const added: number[] = [];
     let missing = 0;
     for (const [session_id, times] of received) {
@@ -88,8 +97,22 @@ export async function run(): Promise<BenchRow[]> {
     const label = `${CLIENTS} clients × 2,000 tokens (${added.length} events, ${missing} missing, ${(wall_ms / 1000).toFixed(1)} s)`;
     return [
       { bench: 'serve', metric: `added latency p50, ${label}`, lich: p50, unit: 'ms' },
-      { bench: 'serve', metric: 'added latency p99', lich: p99, unit: 'ms', target: 'p99 <= 2 ms', pass: p99 <= 2 && missing === 0 },
-      { bench: 'serve', metric: 'server peak RSS', lich: rss_mb, unit: 'MB', target: '<= 200 MB', pass: rss_mb <= 200 },
+      {
+        bench: 'serve',
+        metric: 'added latency p99',
+        lich: p99,
+        unit: 'ms',
+        target: 'p99 <= 2 ms',
+        pass: p99 <= 2 && missing === 0,
+      },
+      {
+        bench: 'serve',
+        metric: 'server peak RSS',
+        lich: rss_mb,
+        unit: 'MB',
+        target: '<= 200 MB',
+        pass: rss_mb <= 200,
+      },
     ];
   } finally {
     for (const client of clients) await client.close();

@@ -10,12 +10,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, create_session_host, type SessionHost } from '@lich/agent';
+import { Agent, create_session_host, make_config, type SessionHost } from '@lich/agent';
 import { make_token, start_ws_server } from '@lich/serve';
-import { make_config } from '@lich/agent';
 
 const base_url = process.env.BENCH_BASE_URL ?? '';
-const coalesce_ms = process.env.BENCH_COALESCE_MS === undefined ? undefined : Number(process.env.BENCH_COALESCE_MS);
+const coalesce_ms =
+  process.env.BENCH_COALESCE_MS === undefined ? undefined : Number(process.env.BENCH_COALESCE_MS);
 const work_dir = await mkdtemp(join(tmpdir(), 'lich-bench-serve-'));
 const agent = new Agent({
   config: make_config({
@@ -65,5 +65,8 @@ process.on('message', (message: { kind: string }) => {
   }
 });
 process.on('disconnect', () => {
-  void server.close().then(() => real.shutdown({ deadline_ms: 100 })).then(() => process.exit(0));
+  void server
+    .close()
+    .then(() => real.shutdown({ deadline_ms: 100 }))
+    .then(() => process.exit(0));
 });

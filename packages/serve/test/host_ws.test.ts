@@ -1,0 +1,220 @@
+/**
+ * The server over the real `SessionHost` (create_session_host over an Agent and the testkit's
+ * fake OpenAI-style server), driven by real WebSocket clients: `LichClient`, a bare `ws` peer,
+ * and a client in its own process that is killed mid-stream.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { HostEvent } from '@lich/agent';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ws_transport } from '../src/client_transports.js';
+import { LichClient } from '../src/lich_client.js';
+import type { EventParams } from '../src/protocol_types.js';
+import { start_ws_server, type WsServer } from '../src/ws_server.js';
+import { RawPeer } from './raw_peer.js';
+import { make_real_host, type RealHost } from './real_host.js';
+
+const TOKEN = 'c'.repeat(43);
+const PRINTER = fileURLToPath(new URL('./fixtures/event_printer.mjs', import.meta.url));
+
+let real: RealHost;
+let server: WsServer;
+const clients: LichClient[] = [];
+const children: ChildProcess[] = [];
+
+beforeEach(async () => {
+  real = await make_real_host();
+  server = await start_ws_server({ host: real.host, token: TOKEN });
+});
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const client of clients.splice(0)) await client.close();
+  await server.close();
+  await real.cleanup();
+});
+
+async function connect(): Promise<LichClient> {
+  const client = await LichClient.connect({
+    transport: ws_transport({ url: server.url, token: TOKEN }),
+    client_info: { name: 'host-ws-test' },
+  });
+  clients.push(client);
+  return client;
+}
+
+/** The session's events up to its `count`-th `turn.completed`. */
+function completed(client: LichClient, session_id: string, count = 1): Promise<EventParams[]> {
+  const events: EventParams[] = [];
+  return new Promise((resolve) => {
+    let seen = 0;
+    client.on_event((event) => {
+      if (event.session_id !== session_id) return;
+      events.push(event);
+      if (event.type === 'turn.completed' && ++seen === count) resolve(events.slice());
+    });
+  });
+}
+
+function strip(events: readonly (EventParams | HostEvent)[]): unknown[] {
+  return events.map((event) => JSON.parse(JSON.stringify(event)));
+}
+
+describe('lich serve over the real host, on WebSocket', () => {
+  it('streams a full prompt: deltas, a tool call, the answer; history and the session file follow', async () => {
+    real.model.enqueue(
+      { tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { text: 'The notes say hello from the notes.', chunk_chars: 3, chunk_delay_ms: 2 },
+    );
+    const client = await connect();
+    const session = await client.request('session.new', { title: 'full prompt' });
+    const done = completed(client, session.session_id);
+    await client.subscribe(session.session_id, { after_seq: 0 });
+    const ticket = await client.prompt(session.session_id, 'what do the notes say?');
+    expect(ticket.queued).toBe(false);
+    const events = await done;
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('session.info');
+    expect(types).toContain('turn.started');
+    expect(types).toContain('tool.start');
+    expect(types).toContain('tool.end');
+    expect(types.at(-1)).toBe('turn.completed');
+    const tool_end = events.find((event) => event.type === 'tool.end');
+    expect(tool_end?.payload).toMatchObject({ name: 'read_file', ok: true });
+    const text = events
+      .filter((event) => event.type === 'message.delta')
+      .map((event) => (event.payload as { text: string }).text)
+      .join('');
+    expect(text).toBe('The notes say hello from the notes.');
+    expect(events.at(-1)?.payload).toMatchObject({
+      turn_id: ticket.turn_id,
+      stop_reason: 'end_turn',
+      final: 'The notes say hello from the notes.',
+    });
+    // seq has no gap, and the in-process reading of the same host saw the same events
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(strip(events)).toEqual(
+      strip((await real.record(session.session_id)).slice(0, events.length)),
+    );
+    const { messages } = await client.request('session.history', {
+      session_id: session.session_id,
+    });
+    expect(messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(session.path).not.toBeNull();
+    expect((await stat(session.path ?? '')).size).toBeGreaterThan(0);
+    const listed = await client.request('session.list');
+    expect(listed.sessions.map((info) => info.session_id)).toContain(session.session_id);
+  });
+
+  it('gives two clients on one session every event, the same and in order', async () => {
+    real.model.enqueue({ text: 'one two three four five six', chunk_chars: 2, chunk_delay_ms: 2 });
+    const first = await connect();
+    const second = await connect();
+    const { session_id } = await first.request('session.new');
+    const seen_first = completed(first, session_id);
+    const seen_second = completed(second, session_id);
+    await first.subscribe(session_id, { after_seq: 0 });
+    await second.subscribe(session_id, { after_seq: 0 });
+    await second.prompt(session_id, 'count');
+    const [a, b] = await Promise.all([seen_first, seen_second]);
+    expect(a.length).toBeGreaterThan(3);
+    expect(strip(a)).toEqual(strip(b));
+    expect(strip(a)).toEqual(strip((await real.record(session_id)).slice(0, a.length)));
+  });
+
+  it('a client killed mid-stream reconnects with after_seq and gets every missed event once, in order', async () => {
+    real.model.enqueue({
+      text: 'x'.repeat(600),
+      chunk_chars: 2,
+      chunk_delay_ms: 3,
+    });
+    const owner = await connect();
+    const { session_id } = await owner.request('session.new');
+    const all = completed(owner, session_id);
+    await owner.subscribe(session_id, { after_seq: 0 });
+    const env = {
+      ...process.env,
+      LICH_URL: server.url,
+      LICH_TOKEN: TOKEN,
+      LICH_SESSION: session_id,
+    };
+    const child = spawn(process.execPath, [PRINTER], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const before: EventParams[] = [];
+    let buffer = '';
+    const killed = new Promise<void>((resolve) => {
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        buffer += chunk;
+        const lines = buffer.split('\n');
+        buffer = lines.pop() ?? '';
+        for (const line of lines) {
+          const value = JSON.parse(line) as EventParams | { subscribed: unknown };
+          if ('subscribed' in value) {
+            void owner.prompt(session_id, 'stream');
+            continue;
+          }
+          before.push(value);
+          if (before.length === 5) {
+            child.kill('SIGKILL');
+            resolve();
+          }
+        }
+      });
+    });
+    await killed;
+    await new Promise((resolve) => child.once('exit', resolve));
+    // a new client picks up from the last event the killed one printed
+    const last = before.at(-1)!;
+    const resumed = await connect();
+    const after: EventParams[] = [];
+    const resumed_done = new Promise<void>((resolve) =>
+      resumed.on_event((event) => {
+        if (after.at(-1)?.type === 'turn.completed') return;
+        after.push(event);
+        if (event.type === 'turn.completed') resolve();
+      }),
+    );
+    const outcome = await resumed.subscribe(session_id, { after_seq: last.seq });
+    expect(outcome.truncated).toBe(false);
+    await resumed_done;
+    // the killed client subscribed live, so the reference starts where it did
+    const reference = (await all).filter((event) => event.seq >= before[0]!.seq);
+    const joined = [...before, ...after];
+    expect(after.length).toBeGreaterThan(0);
+    expect(joined.map((event) => event.seq)).toEqual(reference.map((event) => event.seq));
+    expect(strip(joined)).toEqual(strip(reference));
+  });
+
+  it('answers truncated when after_seq is older than the ring holds', async () => {
+    real.model.enqueue({ text: 'short' });
+    const client = await connect();
+    const { session_id } = await client.request('session.new');
+    const done = completed(client, session_id);
+    await client.subscribe(session_id);
+    await client.prompt(session_id, 'hi');
+    await done;
+    const peer = await RawPeer.open(server.url, { authorization: `Bearer ${TOKEN}` });
+    await peer.call('initialize', { protocol_version: 1, client_info: { name: 'raw' } });
+    const other_epoch = await peer.call('events.subscribe', {
+      session_id,
+      after_seq: 1,
+      epoch: 'old-epoch',
+    });
+    expect(other_epoch.result).toMatchObject({ truncated: true, replayed: 0 });
+    const replay = await peer.call('events.subscribe', {
+      session_id,
+      after_seq: 0,
+      epoch: real.host.epoch,
+    });
+    expect(replay.result).toMatchObject({ truncated: false });
+    expect(peer.events().length).toBe((replay.result as { replayed: number }).replayed);
+    peer.close();
+  });
+});
