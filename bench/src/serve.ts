@@ -37,7 +37,45 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[index] as number;
 }
 
+/** The same percentiles for a bare `ws` server in another process (see `serve_floor.ts`). */
+async function floor(): Promise<{ p50: number; p99: number; count: number }> {
+  const server = await start('serve_floor.js', {});
+  const { WebSocket } = await import('ws');
+  const latencies: number[] = [];
+  const messages = Number(process.env.BENCH_FLOOR_MESSAGES ?? 300);
+  try {
+    await Promise.all(
+      Array.from(
+        { length: CLIENTS },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const socket = new WebSocket(server.hello.url ?? '', { perMessageDeflate: false });
+            socket.on('error', reject);
+            socket.on('message', (data) => {
+              const now = process.hrtime.bigint();
+              const message = JSON.parse(data.toString()) as { seq: number; sent_ns: string };
+              latencies.push(Number(now - BigInt(message.sent_ns)) / 1e6);
+              if (message.seq === messages) {
+                socket.close();
+                resolve();
+              }
+            });
+          }),
+      ),
+    );
+  } finally {
+    server.child.disconnect();
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length,
+  };
+}
+
 export async function run(): Promise<BenchRow[]> {
+  const bare = await floor();
   const provider = await start('serve_provider.js', { BENCH_CLIENTS: String(CLIENTS) });
   const server = await start('serve_host.js', {
     BENCH_BASE_URL: provider.hello.base_url ?? '',
@@ -76,6 +114,7 @@ export async function run(): Promise<BenchRow[]> {
     const wall_ms = performance.now() - started;
     const report = await new Promise<{
       arrivals: Record<string, [number, string][]>;
+      sent: Record<string, [number, string][]>;
       peak_rss_kb: number;
     }>((resolve) => {
       server.child.once('message', (message) => resolve(message as never));
@@ -91,12 +130,39 @@ export async function run(): Promise<BenchRow[]> {
       }
     }
     added.sort((a, b) => a - b);
+    // the server's own share: from the in-process listener to the return of ws.send
+    const server_side: number[] = [];
+    for (const [session_id, host_times] of Object.entries(report.arrivals)) {
+      const at = new Map(host_times.map(([seq, ns]) => [seq, BigInt(ns)]));
+      for (const [seq, ns] of report.sent[session_id] ?? []) {
+        const start = at.get(seq);
+        if (start !== undefined) server_side.push(Number(BigInt(ns) - start) / 1e6);
+      }
+    }
+    server_side.sort((a, b) => a - b);
     const p50 = percentile(added, 50);
     const p99 = percentile(added, 99);
     const rss_mb = report.peak_rss_kb / 1024;
     const label = `${CLIENTS} clients × 2,000 tokens (${added.length} events, ${missing} missing, ${(wall_ms / 1000).toFixed(1)} s)`;
+    const load = (await import('node:os')).loadavg()[0]?.toFixed(1) ?? '?';
     return [
+      {
+        bench: 'serve',
+        metric: `bare ws floor p50 / p99 (${bare.count} messages, load ${load})`,
+        lich: bare.p50,
+        baseline: bare.p99,
+        baseline_name: 'p99',
+        unit: 'ms',
+      },
       { bench: 'serve', metric: `added latency p50, ${label}`, lich: p50, unit: 'ms' },
+      {
+        bench: 'serve',
+        metric: 'of which in the server (encode + ws.send) p50 / p99',
+        lich: percentile(server_side, 50),
+        baseline: percentile(server_side, 99),
+        baseline_name: 'p99',
+        unit: 'ms',
+      },
       {
         bench: 'serve',
         metric: 'added latency p99',

@@ -42,10 +42,26 @@ const create: SessionHost['create'] = async (options) => {
   });
   return info;
 };
-// the host as `lich serve` gets it, but with `create` above (bound: the host keeps private fields)
+/** session → [seq, ns] of each event once the server's own listener (encode, send) returned. */
+const sent = new Map<string, [number, string][]>();
+const subscribe: SessionHost['subscribe'] = (session_id, listener, options) => {
+  const times: [number, string][] = [];
+  sent.set(session_id, times);
+  return real.subscribe(
+    session_id,
+    (event) => {
+      listener(event);
+      times.push([event.seq, process.hrtime.bigint().toString()]);
+    },
+    options,
+  );
+};
+// the host as `lich serve` gets it, but with `create` and `subscribe` above (bound: the host
+// keeps private fields)
 const host = new Proxy(real, {
   get(target, name) {
     if (name === 'create') return create;
+    if (name === 'subscribe') return subscribe;
     const value: unknown = Reflect.get(target, name, target);
     return typeof value === 'function' ? value.bind(target) : value;
   },
@@ -61,7 +77,11 @@ function peak_rss_kb(): number {
 
 process.on('message', (message: { kind: string }) => {
   if (message.kind === 'report') {
-    process.send?.({ arrivals: Object.fromEntries(arrivals), peak_rss_kb: peak_rss_kb() });
+    process.send?.({
+      arrivals: Object.fromEntries(arrivals),
+      sent: Object.fromEntries(sent),
+      peak_rss_kb: peak_rss_kb(),
+    });
   }
 });
 process.on('disconnect', () => {
