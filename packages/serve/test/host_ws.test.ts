@@ -192,7 +192,37 @@ describe('lich serve over the real host, on WebSocket', () => {
     expect(strip(joined)).toEqual(strip(reference));
   });
 
-  it('answers truncated when after_seq is older than the ring holds', async () => {
+  it('queues a second prompt.submit to a busy session (or answers session_busy with queue: false)', async () => {
+    real.model.enqueue(
+      { text: 'slow first answer', chunk_chars: 1, chunk_delay_ms: 5 },
+      { text: 'second answer' },
+    );
+    const client = await connect();
+    const { session_id } = await client.request('session.new');
+    const done = completed(client, session_id, 2);
+    await client.subscribe(session_id);
+    const first = await client.prompt(session_id, 'first');
+    const refused = await client
+      .prompt(session_id, 'not now', { queue: false })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'server', code_name: 'session_busy' });
+    const second = await client.prompt(session_id, 'second');
+    expect(second.queued).toBe(true);
+    const events = await done;
+    const turns = events
+      .filter((event) => event.type === 'turn.started' || event.type === 'turn.completed')
+      .map((event) => `${event.type}:${(event.payload as { turn_id: string }).turn_id}`);
+    expect(turns).toEqual([
+      `turn.started:${first.turn_id}`,
+      `turn.completed:${first.turn_id}`,
+      `turn.started:${second.turn_id}`,
+      `turn.completed:${second.turn_id}`,
+    ]);
+    // the refused prompt never reached the model
+    expect(real.model.requests).toHaveLength(2);
+  });
+
+  it('answers truncated for another epoch, and replays from after_seq within the ring', async () => {
     real.model.enqueue({ text: 'short' });
     const client = await connect();
     const { session_id } = await client.request('session.new');
