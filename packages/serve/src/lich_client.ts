@@ -96,7 +96,7 @@ export class LichClient {
   #next_id = 1;
   readonly #pending = new Map<number, Pending>();
   /** Sessions subscribed, with what to resubscribe with. */
-  readonly #subscriptions = new Map<string, { can_approve: boolean }>();
+  readonly #subscriptions = new Map<string, { can_approve: boolean; after_seq: number }>();
   /** The last delivered event of each session. */
   readonly #seen = new Map<string, { epoch: string; seq: number }>();
   readonly #event_listeners = new Set<(event: EventParams) => void>();
@@ -155,7 +155,8 @@ export class LichClient {
     options: { after_seq?: number; can_approve?: boolean } = {},
   ): Promise<SubscribeOutcome> {
     const can_approve = options.can_approve ?? true;
-    this.#subscriptions.set(session_id, { can_approve });
+    // resubscribed from here when nothing was delivered before a reconnection (0: the whole ring)
+    this.#subscriptions.set(session_id, { can_approve, after_seq: options.after_seq ?? 0 });
     const seen = this.#seen.get(session_id);
     if (options.after_seq !== undefined && seen !== undefined && options.after_seq < seen.seq) {
       // the caller wants older events again: let them through
@@ -164,8 +165,9 @@ export class LichClient {
     const result = await this.request('events.subscribe', {
       session_id,
       can_approve,
-      ...(options.after_seq === undefined ? {} : { after_seq: options.after_seq }),
-      ...(seen === undefined ? {} : { epoch: seen.epoch }),
+      ...(options.after_seq === undefined
+        ? {}
+        : { after_seq: options.after_seq, ...(seen === undefined ? {} : { epoch: seen.epoch }) }),
     });
     return { session_id, ...result };
   }
@@ -378,6 +380,8 @@ export class LichClient {
     const message = `connection lost (${info.code ?? ''} ${info.reason})`.replace('( ', '(');
     this.#fail_pending('disconnected', message);
     if (this.#state === 'closed') return;
+    // a link lost while reconnecting: the attempt under way fails and the loop tries again
+    if (this.#state === 'reconnecting') return;
     if (this.#options.reconnect === false || this.#state === 'connecting') {
       void this.close();
       return;
@@ -400,6 +404,7 @@ export class LichClient {
         await this.#open();
         // resubscribe before the requests that waited go out
         await this.#resubscribe();
+        if (this.#link === undefined) throw new Error('the connection was lost again');
         this.#set_state('open');
         this.#ready_resolve();
         return;
@@ -414,13 +419,13 @@ export class LichClient {
   }
 
   async #resubscribe(): Promise<void> {
-    for (const [session_id, { can_approve }] of this.#subscriptions) {
+    for (const [session_id, { can_approve, after_seq }] of this.#subscriptions) {
       const seen = this.#seen.get(session_id);
       try {
         const result = await this.#send_request('events.subscribe', {
           session_id,
           can_approve,
-          ...(seen === undefined ? { after_seq: 0 } : { after_seq: seen.seq, epoch: seen.epoch }),
+          ...(seen === undefined ? { after_seq } : { after_seq: seen.seq, epoch: seen.epoch }),
         });
         const outcome = { session_id, ...(result as Omit<SubscribeOutcome, 'session_id'>) };
         this.#notify('resubscribed', outcome);

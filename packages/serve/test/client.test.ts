@@ -179,6 +179,21 @@ describe('LichClient', () => {
     ]);
   });
 
+  it('holds requests made while reconnecting and sends them once the server is back', async () => {
+    const client = await connect();
+    const { session_id } = await client.request('session.new');
+    const states: string[] = [];
+    client.on('state', (state) => states.push(state));
+    const port = server.port;
+    await server.close();
+    while (client.state !== 'reconnecting') await new Promise((resolve) => setTimeout(resolve, 5));
+    const pending = client.request('session.get', { session_id });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    server = await start_ws_server({ host, token: TOKEN, port });
+    expect((await pending).session_id).toBe(session_id);
+    expect(states).toEqual(['reconnecting', 'open']);
+  });
+
   it('works over a pair of streams against the stdio server, U+2028 and U+2029 intact', async () => {
     const to_server = new PassThrough();
     const to_client = new PassThrough();
