@@ -89,7 +89,7 @@ describe('lich serve --stdio', () => {
     });
     const lines: Record<string, unknown>[] = [];
     let buffer = '';
-    let wake = () => undefined as void;
+    let wake: () => void = () => undefined;
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;
       const parts = buffer.split('\n');
