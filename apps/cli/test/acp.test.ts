@@ -3,6 +3,7 @@
  * client, with a testkit fake OpenAI server as the model. stdout must carry nothing but ACP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -17,6 +18,7 @@ let child: ChildProcess | undefined;
 interface Spawned {
   agent: acp.ClientContext;
   updates: acp.SessionNotification[];
+  permissions: acp.RequestPermissionRequest[];
   /** Resolves at the first `agent_message_chunk`. */
   first_chunk: Promise<void>;
   stdout: () => string;
@@ -25,8 +27,11 @@ interface Spawned {
   close(): void;
 }
 
-function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
-  const process_ = spawn(process.execPath, [BIN, 'acp', ...args], {
+function spawn_acp(
+  env: Record<string, string>,
+  answer: acp.PermissionOptionKind = 'allow_once',
+): Spawned {
+  const process_ = spawn(process.execPath, [BIN, 'acp'], {
     cwd: sandbox.work_dir,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -47,6 +52,7 @@ function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
     process_.once('exit', (code) => resolve(code)),
   );
   const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
   let chunk_seen: () => void = () => {};
   const first_chunk = new Promise<void>((resolve) => {
     chunk_seen = resolve;
@@ -62,15 +68,17 @@ function spawn_acp(env: Record<string, string>, args: string[] = []): Spawned {
       if (params.update.sessionUpdate === 'agent_message_chunk') chunk_seen();
     })
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
-      const allow = params.options.find((option) => option.kind === 'allow_once');
-      return allow
-        ? { outcome: { outcome: 'selected', optionId: allow.optionId } }
+      permissions.push(params);
+      const chosen = params.options.find((option) => option.kind === answer);
+      return chosen
+        ? { outcome: { outcome: 'selected', optionId: chosen.optionId } }
         : { outcome: { outcome: 'cancelled' } };
     })
     .connect(stream);
   return {
     agent: connection.agent,
     updates,
+    permissions,
     first_chunk,
     stdout: () => raw,
     stderr: () => errors,
@@ -151,6 +159,54 @@ describe('lich acp, spawned', () => {
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
   }, 30_000);
+
+  for (const [answer, expected] of [
+    ['allow_once', 'the owl flies at dawn\n'],
+    ['reject_once', 'the owl flies at midnight\n'],
+  ] as const) {
+    it(`asks before an edit and honours ${answer}`, async () => {
+      model = await start_openai_server({
+        script: [
+          {
+            tool_calls: [
+              {
+                id: 'call_edit',
+                name: 'edit_file',
+                arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
+              },
+            ],
+          },
+          { text: 'Done.' },
+        ],
+      });
+      const lich = spawn_acp(
+        { ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' },
+        answer,
+      );
+      await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+      const { sessionId } = await lich.agent.request('session/new', {
+        cwd: sandbox.work_dir,
+        mcpServers: [],
+      });
+      const response = await lich.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'make it dawn' }],
+      });
+      expect(response.stopReason).toBe('end_turn');
+      expect(lich.permissions).toHaveLength(1);
+      expect(lich.permissions[0]?.toolCall).toMatchObject({
+        toolCallId: 'call_edit',
+        kind: 'edit',
+      });
+      expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe(expected);
+      const end = lich.updates.find((entry) => entry.update.sessionUpdate === 'tool_call_update');
+      expect(end?.update).toMatchObject({
+        status: answer === 'allow_once' ? 'completed' : 'failed',
+      });
+      lich.close();
+      expect(await lich.exited).toBe(0);
+    }, 30_000);
+  }
 
   it('answers a prompt error as a JSON-RPC error and keeps serving', async () => {
     model = await start_openai_server({

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AcpServer, byte_stream, type HostFactory, serve_acp } from '../src/index.js';
 import {
   type ClientBehaviour,
+  choose,
   connect_client,
   paired_streams,
   type TestClient,
@@ -327,5 +328,140 @@ describe('lich acp on the real host, in process', () => {
     const tool_result = JSON.stringify(model.requests[1]?.body);
     expect(tool_result).toContain('from-the-editor');
     expect(tool_result).toContain('[exit code 0]');
+  });
+
+  describe('permissions', () => {
+    function edit_turns() {
+      return [
+        {
+          text: 'Editing.',
+          tool_calls: [
+            {
+              id: 'call_edit',
+              name: 'edit_file',
+              arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
+            },
+          ],
+        },
+        { text: 'Finished.' },
+      ];
+    }
+
+    async function run_edit(behaviour: ClientBehaviour) {
+      model = await start_openai_server({ script: edit_turns() });
+      const client = connect(behaviour);
+      await client.initialize({});
+      const session_id = await new_session(client);
+      const response = await client.agent.request('session/prompt', {
+        sessionId: session_id,
+        prompt: [{ type: 'text', text: 'make it dawn' }],
+      });
+      const on_disk = await readFile(join(temp.path, 'notes.txt'), 'utf8');
+      return { client, session_id, response, on_disk };
+    }
+
+    it('asks before an edit; allow_once lets it run, with the diff shown', async () => {
+      const { client, session_id, response, on_disk } = await run_edit({
+        permission: choose('allow_once'),
+      });
+      expect(response.stopReason).toBe('end_turn');
+      expect(on_disk).toBe('the owl flies at dawn\n');
+      const [request] = client.permission_requests;
+      const path = join(temp.path, 'notes.txt');
+      expect(request?.toolCall).toMatchObject({
+        toolCallId: 'call_edit',
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path }],
+        content: [{ type: 'diff', path, oldText: 'midnight', newText: 'dawn' }],
+      });
+      expect(request?.options.map((option) => option.kind)).toEqual([
+        'allow_once',
+        'allow_always',
+        'reject_once',
+        'reject_always',
+      ]);
+      const end = client
+        .updates_of(session_id)
+        .find((update) => update.sessionUpdate === 'tool_call_update');
+      expect(end).toMatchObject({ toolCallId: 'call_edit', status: 'completed' });
+    });
+
+    it('reject_once blocks the edit; the call fails and the turn still ends end_turn', async () => {
+      const { client, session_id, response, on_disk } = await run_edit({
+        permission: choose('reject_once'),
+      });
+      expect(response.stopReason).toBe('end_turn');
+      expect(on_disk).toBe('the owl flies at midnight\n');
+      expect(client.permission_requests).toHaveLength(1);
+      const end = client
+        .updates_of(session_id)
+        .find((update) => update.sessionUpdate === 'tool_call_update');
+      expect(end).toMatchObject({ toolCallId: 'call_edit', status: 'failed' });
+    });
+
+    it('a cancelled permission request is a rejection', async () => {
+      const { response, on_disk } = await run_edit({
+        permission: async () => ({ outcome: { outcome: 'cancelled' } }),
+      });
+      expect(response.stopReason).toBe('end_turn');
+      expect(on_disk).toBe('the owl flies at midnight\n');
+    });
+
+    it('allow_always is remembered for the session: the next edit is not asked', async () => {
+      model = await start_openai_server({
+        script: [
+          ...edit_turns(),
+          {
+            tool_calls: [
+              {
+                id: 'call_edit_2',
+                name: 'edit_file',
+                arguments: { path: 'notes.txt', old_text: 'dawn', new_text: 'noon' },
+              },
+            ],
+          },
+          { text: 'Again.' },
+        ],
+      });
+      const client = connect({ permission: choose('allow_always') });
+      await client.initialize({});
+      const session_id = await new_session(client);
+      for (const text of ['make it dawn', 'now noon']) {
+        const response = await client.agent.request('session/prompt', {
+          sessionId: session_id,
+          prompt: [{ type: 'text', text }],
+        });
+        expect(response.stopReason).toBe('end_turn');
+      }
+      expect(client.permission_requests).toHaveLength(1);
+      expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe('the owl flies at noon\n');
+    });
+
+    it('a cancel while the person decides ends the prompt cancelled and runs nothing', async () => {
+      model = await start_openai_server({ script: edit_turns() });
+      let asked: () => void = () => {};
+      const was_asked = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const client = connect({
+        permission: () =>
+          new Promise(() => {
+            asked();
+          }),
+      });
+      await client.initialize({});
+      const session_id = await new_session(client);
+      const prompt = client.agent.request('session/prompt', {
+        sessionId: session_id,
+        prompt: [{ type: 'text', text: 'make it dawn' }],
+      });
+      await was_asked;
+      await client.agent.notify('session/cancel', { sessionId: session_id });
+      expect((await prompt).stopReason).toBe('cancelled');
+      expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe(
+        'the owl flies at midnight\n',
+      );
+    });
   });
 });
