@@ -186,6 +186,9 @@ Options:
   --base-url <url>      the base URL of the first provider
   --max-turns <n>       model calls allowed per prompt
   --config <file>       use this config file for every session
+  --approval-mode <m>   the mode new sessions start in: default (ask the editor before edits and
+                        commands), auto_edit, yolo; default: the config's permissions.mode
+  --yolo                the same as --approval-mode yolo
   -C, --work-dir <dir>  the folder session/list shows before a session is open
   --client-terminal     run terminal commands in the editor's terminal when it offers one
                         (outside Lich's OS sandbox; off by default)

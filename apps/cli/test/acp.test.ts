@@ -30,8 +30,9 @@ interface Spawned {
 function spawn_acp(
   env: Record<string, string>,
   answer: acp.PermissionOptionKind = 'allow_once',
+  args: string[] = [],
 ): Spawned {
-  const process_ = spawn(process.execPath, [BIN, 'acp'], {
+  const process_ = spawn(process.execPath, [BIN, 'acp', ...args], {
     cwd: sandbox.work_dir,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -208,6 +209,44 @@ describe('lich acp, spawned', () => {
     }, 30_000);
   }
 
+  it('--yolo starts sessions in yolo: the edit runs without asking', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'call_edit',
+              name: 'edit_file',
+              arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    });
+    const lich = spawn_acp(
+      { ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' },
+      'reject_once',
+      ['--yolo'],
+    );
+    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+    const created = await lich.agent.request('session/new', {
+      cwd: sandbox.work_dir,
+      mcpServers: [],
+    });
+    expect(created.modes?.currentModeId).toBe('yolo');
+    await lich.agent.request('session/prompt', {
+      sessionId: created.sessionId,
+      prompt: [{ type: 'text', text: 'make it dawn' }],
+    });
+    expect(lich.permissions).toEqual([]);
+    expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe(
+      'the owl flies at dawn\n',
+    );
+    lich.close();
+    expect(await lich.exited).toBe(0);
+  }, 30_000);
+
   it('answers a prompt error as a JSON-RPC error and keeps serving', async () => {
     model = await start_openai_server({
       script: [{ kind: 'status', status: 401, message: 'bad key' }, { text: 'ok now' }],
@@ -250,6 +289,20 @@ describe('lich acp, spawned', () => {
     lich.close();
     expect(await lich.exited).toBe(0);
   }, 30_000);
+
+  it('refuses a bad --approval-mode with exit 2, before speaking ACP', async () => {
+    const lich = spawn(process.execPath, [BIN, 'acp', '--approval-mode', 'sometimes'], {
+      env: sandbox.env,
+    });
+    child = lich;
+    let err = '';
+    lich.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    const code = await new Promise((resolve) => lich.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('--approval-mode must be one of default, auto_edit, yolo');
+  });
 
   it('prints its help on --help, and the command is listed', async () => {
     const lich = spawn(process.execPath, [BIN, 'acp', '--help'], { env: sandbox.env });

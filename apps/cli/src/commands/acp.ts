@@ -1,5 +1,5 @@
 import type { HostSetup } from '@lich/acp';
-import type { AgentConfig, McpServersConfig } from '@lich/agent';
+import type { AgentConfig, ApprovalMode, McpServersConfig } from '@lich/agent';
 import {
   CONFIG_OPTIONS,
   type ParsedValues,
@@ -16,8 +16,28 @@ import { version } from '../version.js';
 const ACP_OPTIONS = {
   ...CONFIG_OPTIONS,
   ...PROVIDER_OPTIONS,
+  'approval-mode': { type: 'string' },
+  yolo: { type: 'boolean' },
   'client-terminal': { type: 'boolean' },
 } as const;
+
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+
+/** The approval mode of new sessions from `--yolo` / `--approval-mode`; absent: the config's. */
+async function approval_flag(values: ParsedValues): Promise<ApprovalMode | undefined> {
+  const flag = values['approval-mode'];
+  const { UsageError } = await import('../usage_error.js');
+  if (flag !== undefined && (typeof flag !== 'string' || !MODES.includes(flag as ApprovalMode))) {
+    throw new UsageError(
+      `--approval-mode must be one of ${MODES.join(', ')}, got '${String(flag)}'`,
+      'acp',
+    );
+  }
+  if (values.yolo === true && flag !== undefined && flag !== 'yolo') {
+    throw new UsageError(`--yolo and --approval-mode ${String(flag)} contradict each other`, 'acp');
+  }
+  return values.yolo === true ? 'yolo' : (flag as ApprovalMode | undefined);
+}
 
 /** The config of `work_dir` with the client's MCP servers added (theirs win on a name). */
 async function with_client_servers(
@@ -31,7 +51,11 @@ async function with_client_servers(
 }
 
 /** Builds the SessionHost of one (folder, MCP servers) pair: that folder's config, as `lich`. */
-function host_factory(context: CommandContext, values: ParsedValues) {
+function host_factory(
+  context: CommandContext,
+  values: ParsedValues,
+  approval_mode: ApprovalMode | undefined,
+) {
   return async (setup: HostSetup) => {
     const loaded = await load_cli_config(
       context,
@@ -54,6 +78,7 @@ function host_factory(context: CommandContext, values: ParsedValues) {
     });
     return create_session_host({
       agent,
+      ...(approval_mode === undefined ? {} : { approval_mode }),
       lich_version: version(),
       on_warning: (text) => context.warn(text),
     });
@@ -75,6 +100,7 @@ export const command_acp: Command = async (context) => {
     const { UsageError } = await import('../usage_error.js');
     throw new UsageError(`lich acp takes no arguments, got '${positionals[0]}'`, 'acp');
   }
+  const approval_mode = await approval_flag(values);
   const { resolve } = await import('node:path');
   const default_work_dir = resolve(
     context.io.cwd,
@@ -87,7 +113,7 @@ export const command_acp: Command = async (context) => {
     default_work_dir,
     version: version(),
     client_terminal: values['client-terminal'] === true,
-    host_factory: host_factory(context, values),
+    host_factory: host_factory(context, values, approval_mode),
     on_log: (text) => context.say(`lich acp: ${text}`),
   });
   let signalled: number | undefined;
