@@ -1,0 +1,20 @@
+/**
+ * `@lich/gateway-telegram`: a Lich bot on Telegram, through grammy. Run it with
+ * `npx @lich/gateway-telegram` or `lich gateway telegram`.
+ */
+export {
+  TELEGRAM_MESSAGE_LIMIT,
+  TelegramAdapter,
+  type TelegramAdapterOptions,
+  type TelegramWebhookOptions,
+} from './telegram_adapter.js';
+export { type FormattedMessage, format_telegram, type TelegramEntity } from './telegram_format.js';
+export {
+  local_command,
+  split_chat_id,
+  TELEGRAM_PLATFORM,
+  type TelegramBotIdentity,
+  type TelegramMessage,
+  telegram_chat_id,
+  to_inbound,
+} from './telegram_message.js';

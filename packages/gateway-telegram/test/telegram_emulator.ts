@@ -1,0 +1,100 @@
+import { createServer, request as http_request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import TelegramServer from 'telegram-test-api';
+
+/**
+ * The Bot API emulator `telegram-test-api`, behind a small proxy that adds what the emulator
+ * lacks: `sendChatAction` (recorded), and 429 answers with `retry_after` injected on demand.
+ */
+export interface Emulator {
+  server: TelegramServer;
+  /** What grammy's `apiRoot` points at: the proxy. */
+  api_root: string;
+  /** Chats that got a typing action. */
+  typing: string[];
+  /** Answer the next `count` calls of `method` with 429, `retry_after` seconds. */
+  throttle(method: string, count: number, retry_after: number): void;
+  /** Calls of each method the proxy saw, with the time (ms). */
+  calls: { method: string; at: number }[];
+  close(): Promise<void>;
+}
+
+async function free_port(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export async function start_emulator(): Promise<Emulator> {
+  const emulator_port = await free_port();
+  const server = new TelegramServer({ port: emulator_port, host: '127.0.0.1', storeTimeout: 600 });
+  await server.start();
+  const typing: string[] = [];
+  const calls: { method: string; at: number }[] = [];
+  const throttles = new Map<string, { count: number; retry_after: number }>();
+  const proxy = createServer((request, response) => {
+    const method = (request.url ?? '').split('/').at(-1)?.split('?')[0] ?? '';
+    calls.push({ method, at: Date.now() });
+    const throttle = throttles.get(method);
+    if (throttle !== undefined && throttle.count > 0) {
+      throttle.count -= 1;
+      request.resume();
+      response.writeHead(429, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${throttle.retry_after}`,
+          parameters: { retry_after: throttle.retry_after },
+        }),
+      );
+      return;
+    }
+    if (method === 'sendChatAction') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+          chat_id?: unknown;
+        };
+        typing.push(String(body.chat_id));
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ ok: true, result: true }));
+      });
+      return;
+    }
+    const forward = http_request(
+      {
+        host: '127.0.0.1',
+        port: emulator_port,
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on('error', () => response.writeHead(502).end());
+    request.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    server,
+    api_root: `http://127.0.0.1:${port}`,
+    typing,
+    calls,
+    throttle(method, count, retry_after) {
+      throttles.set(method, { count, retry_after });
+    },
+    async close() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await server.stop();
+    },
+  };
+}
