@@ -24,6 +24,8 @@ export interface FakeTwitchUser {
 export interface FakeTwitchSent {
   channel: string;
   text: string;
+  /** The `reply-parent-msg-id` tag the bot sent, when it replied to a message. */
+  reply_to?: string;
   /** When the fake received it (ms since the epoch). */
   at: number;
 }
@@ -101,7 +103,10 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
 
   const send = (socket: WebSocket, line: string) => socket.send(`${line}\r\n`);
 
-  function on_line(socket: WebSocket, client: { nick: string }, line: string): void {
+  function on_line(socket: WebSocket, client: { nick: string }, raw_line: string): void {
+    // a client may send tags too (`@reply-parent-msg-id=… PRIVMSG …`)
+    const tags = raw_line.startsWith('@') ? raw_line.slice(1, raw_line.indexOf(' ')) : '';
+    const line = tags === '' ? raw_line : raw_line.slice(raw_line.indexOf(' ') + 1);
     const [command = '', ...rest] = line.split(' ');
     const argument = rest.join(' ');
     switch (command.toUpperCase()) {
@@ -159,7 +164,8 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
         const space = argument.indexOf(' ');
         const channel = channel_name(argument.slice(0, space));
         const text = argument.slice(space + 1).replace(/^:/, '');
-        sent.push({ channel, text, at: Date.now() });
+        const reply_to = /(?:^|;)reply-parent-msg-id=([^;]*)/.exec(tags)?.[1];
+        sent.push({ channel, text, at: Date.now(), ...(reply_to ? { reply_to } : {}) });
         send(
           socket,
           `@badge-info=;badges=;color=;display-name=${client.nick};emote-sets=0;mod=0;subscriber=0;user-type= :tmi.twitch.tv USERSTATE ${channel}`,

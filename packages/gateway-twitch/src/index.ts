@@ -1,0 +1,12 @@
+/**
+ * `@lich/gateway-twitch`: a Lich bot in Twitch chat, through tmi.js. Run it with
+ * `npx @lich/gateway-twitch` or `lich gateway twitch`.
+ */
+export { SendWindow } from './send_window.js';
+export {
+  TWITCH_MESSAGE_LIMIT,
+  TWITCH_PLATFORM,
+  TWITCH_RATE,
+  TwitchAdapter,
+  type TwitchAdapterOptions,
+} from './twitch_adapter.js';

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { SendWindow } from './send_window.js';
+
+describe('SendWindow', () => {
+  it('never lets more than `limit` sends into any window', async () => {
+    const window = new SendWindow({ limit: 5, window_ms: 300 });
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, () => window.take().then(() => times.push(Date.now()))),
+    );
+    expect(times).toHaveLength(12);
+    for (let index = 5; index < times.length; index += 1) {
+      expect((times[index] as number) - (times[index - 5] as number)).toBeGreaterThanOrEqual(300);
+    }
+  });
+
+  it('refuses at once past max_waiting, and serves the rest in order', async () => {
+    const window = new SendWindow({ limit: 1, window_ms: 100, max_waiting: 2 });
+    const order: number[] = [];
+    const first = window.take().then(() => order.push(1));
+    const second = window.take().then(() => order.push(2));
+    expect(await window.take()).toBe(false);
+    await Promise.all([first, second]);
+    expect(order).toEqual([1, 2]);
+  });
+});

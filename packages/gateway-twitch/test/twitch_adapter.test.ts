@@ -1,0 +1,99 @@
+/**
+ * The Twitch adapter with the real tmi.js against the testkit's fake IRC-over-WebSocket server, in
+ * front of a real GatewayBus over the bus's fake host.
+ */
+import { GatewayBus, memory_store } from '@lich/gateway';
+import { type FakeTwitch, start_fake_twitch } from '@lich/testkit/twitch';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeBehaviour, FakeSessionHost } from '../../gateway/test/fake_session_host.js';
+import { TwitchAdapter, type TwitchAdapterOptions } from '../src/twitch_adapter.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const ANN = { login: 'ann', user_id: '1001' };
+
+async function start(
+  options: { behaviour?: FakeBehaviour; rate?: TwitchAdapterOptions['rate'] } = {},
+): Promise<{ fake: FakeTwitch; host: FakeSessionHost }> {
+  const fake = await start_fake_twitch();
+  cleanups.push(() => fake.close());
+  const host = new FakeSessionHost(
+    options.behaviour === undefined ? {} : { behaviour: options.behaviour },
+  );
+  const adapter = new TwitchAdapter({
+    username: 'LichBot',
+    token: 'oauth:secret',
+    channels: ['#stream'],
+    connection: { server: '127.0.0.1', port: fake.port, secure: false },
+    ...(options.rate === undefined ? {} : { rate: options.rate }),
+  });
+  const bus = new GatewayBus({
+    host,
+    adapter,
+    access: { allow_users: [ANN.user_id], allow_groups: ['stream'] },
+    store: memory_store(),
+    rate_limit: false,
+    max_concurrency: 64,
+  });
+  await bus.start();
+  await adapter.start(bus);
+  cleanups.push(() => adapter.close());
+  await fake.wait_for_join('stream');
+  return { fake, host };
+}
+
+describe('the Twitch adapter against the fake chat server', () => {
+  it('answers a message addressed with @name or !lich, as a reply, and ignores the rest', async () => {
+    const { fake, host } = await start();
+    fake.say('stream', ANN, 'just chatting');
+    const id = fake.say('stream', ANN, '@lichbot what time is it?');
+    fake.say('stream', ANN, '!lich and now?');
+    await fake.wait_for_sent(2, { timeout_ms: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.login).toEqual({ pass: 'oauth:secret', nick: 'lichbot' });
+    const inputs = host.prompts.map((prompt) => prompt.input).join('\n');
+    expect(inputs).toContain('what time is it?');
+    expect(inputs).toContain('and now?');
+    expect(inputs).not.toContain('just chatting');
+    expect(fake.sent).toHaveLength(2);
+    expect(fake.sent[0]).toMatchObject({ channel: '#stream', reply_to: id });
+  });
+
+  it('splits a long reply at 500 characters, one line each', async () => {
+    const long = Array.from(
+      { length: 30 },
+      (_, index) => `Point ${index}: ${'words '.repeat(8)}`,
+    ).join('\n');
+    const { fake } = await start({ behaviour: () => long });
+    fake.say('stream', ANN, '!lich tell me everything');
+    await fake.wait_for_sent(3, { timeout_ms: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const texts = fake.sent.map((sent) => sent.text);
+    expect(texts.every((text) => text.length <= 500 && !text.includes('\n'))).toBe(true);
+    const words = (text: string) => text.split(/\s+/).filter(Boolean);
+    expect(words(texts.join(' '))).toEqual(words(long));
+  });
+
+  it('holds the send rate under a burst of 50 prompts', async () => {
+    const limit = 10;
+    const window_ms = 1_000;
+    const { fake } = await start({ rate: { limit, window_ms } });
+    const users = Array.from({ length: 50 }, (_, index) => ({
+      login: `u${index}`,
+      user_id: ANN.user_id,
+    }));
+    for (const [index, user] of users.entries())
+      fake.say('stream', user, `!lich question ${index}`);
+    await fake.wait_for_sent(30, { timeout_ms: 20_000 });
+    const times = fake.sent.map((sent) => sent.at);
+    for (let index = limit; index < times.length; index += 1) {
+      // the fake's clock sees a send a little after the window let it go; never early
+      expect((times[index] as number) - (times[index - limit] as number)).toBeGreaterThanOrEqual(
+        window_ms - 50,
+      );
+    }
+  });
+});
