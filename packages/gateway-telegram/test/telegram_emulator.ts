@@ -1,6 +1,13 @@
 import { createServer, request as http_request } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import TelegramServer from 'telegram-test-api';
+import type { TelegramServer as TelegramServerClass } from 'telegram-test-api/lib/telegramServer.js';
+
+// A CommonJS package whose typings say `export default`: require it for the class itself.
+const TelegramServer = createRequire(import.meta.url)(
+  'telegram-test-api',
+) as typeof TelegramServerClass;
+type TelegramServer = TelegramServerClass;
 
 /**
  * The Bot API emulator `telegram-test-api`, behind a small proxy that adds what the emulator
