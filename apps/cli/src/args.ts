@@ -27,6 +27,10 @@ export const AGENT_OPTIONS = {
   'show-reasoning': { type: 'boolean' },
   'approval-mode': { type: 'string' },
   yolo: { type: 'boolean' },
+  'system-prompt': { type: 'string' },
+  'append-system-prompt': { type: 'string' },
+  'allowed-tools': { type: 'string', multiple: true },
+  'disallowed-tools': { type: 'string', multiple: true },
 } as const satisfies OptionTable;
 
 /** The parsed values of an option table. */

@@ -1,12 +1,15 @@
 import type { ConfigFlags, LoadedConfig } from '@lich/agent';
-import { integer_option, type ParsedValues, string_option } from './args.js';
+import { integer_option, list_option, type ParsedValues, string_option } from './args.js';
 import type { CommandContext } from './context.js';
 
 /** How a command wants its config loaded. */
 export interface CliConfigOptions {
   /** Look for providers in the environment (and probe Ollama) when none is configured. */
   detect_providers?: boolean;
-  /** Read --provider, --model, --base-url and --max-turns from `values`. */
+  /**
+   * Read --provider, --model, --base-url, --max-turns, the system prompt and the tool lists from
+   * `values`.
+   */
   agent_flags?: boolean;
 }
 
@@ -21,7 +24,7 @@ export async function load_cli_config(
   values: ParsedValues,
   options: CliConfigOptions = {},
 ): Promise<LoadedConfig | null> {
-  const { load_config } = await import('@lich/agent');
+  const { BUILT_IN_KIND_NAMES, load_config } = await import('@lich/agent');
   const flags: ConfigFlags = {};
   if (options.agent_flags) {
     const provider = string_option(values.provider);
@@ -32,6 +35,14 @@ export async function load_cli_config(
     if (model !== undefined) flags.model = model;
     if (base_url !== undefined) flags.base_url = base_url;
     if (max_turns !== undefined) flags.max_turns = max_turns;
+    const system_prompt = string_option(values['system-prompt']);
+    const append = string_option(values['append-system-prompt']);
+    const allowed = list_option(values['allowed-tools']);
+    const disallowed = list_option(values['disallowed-tools']);
+    if (system_prompt !== undefined) flags.system_prompt = system_prompt;
+    if (append !== undefined) flags.append_system_prompt = append;
+    if (allowed !== undefined) flags.tools_enabled = allowed;
+    if (disallowed !== undefined) flags.tools_disabled = disallowed;
   }
   const work_dir = string_option(values['work-dir']);
   const config_path = string_option(values.config);
@@ -46,6 +57,7 @@ export async function load_cli_config(
     env: context.io.env,
     flags,
     detect_providers: options.detect_providers ?? false,
+    known_kinds: BUILT_IN_KIND_NAMES,
   });
   for (const warning of result.warnings) context.warn(warning);
   if (!result.ok) {

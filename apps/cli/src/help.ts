@@ -25,6 +25,10 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --show-reasoning      print the model's reasoning on stderr
   --approval-mode <m>   default (edits and commands ask), auto_edit (edits run), yolo (all run)
   --yolo                the same as --approval-mode yolo
+  --system-prompt <text>          replace the system prompt (AGENTS.md is still added)
+  --append-system-prompt <text>   add text to the end of the system prompt
+  --allowed-tools <names>         only these tools (comma-separated; * matches any run)
+  --disallowed-tools <names>      never these tools (same patterns; wins over allowed)
   -h, --help            show this help`;
 
 const MAIN = `lich — an AI agent harness at your terminal

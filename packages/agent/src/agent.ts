@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type {
   AgentListener,
   ChatFn,
@@ -28,6 +29,7 @@ import {
   ToolRegistry,
 } from '@lich/tools';
 import { collect_usage } from './collect_usage.js';
+import { user_config_path } from './config_file.js';
 import type { AgentConfig, ProviderEntry } from './config_schema.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
@@ -38,10 +40,15 @@ import {
   type RememberedAnswers,
   remembered_answers,
 } from './permission_policy.js';
-import { find_project_instructions, with_project_instructions } from './project_instructions.js';
+import {
+  find_project_instructions,
+  find_user_instructions,
+  type ProjectInstructions,
+  with_project_instructions,
+} from './project_instructions.js';
 import type { ApprovalMode } from './session_host_types.js';
 import { session_permission_gate } from './session_permission_gate.js';
-import { tool_allowed } from './tool_allowlist.js';
+import { tool_allowed, unmatched_tool_patterns } from './tool_allowlist.js';
 
 /** How an Agent is built. */
 export interface AgentOptions {
@@ -160,6 +167,8 @@ export class Agent {
   #plugins: LoadedPlugins | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
+  /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
+  readonly #known_tools = new Set<string>(BUILTIN_TOOLS.keys());
 
   constructor(options: AgentOptions) {
     const { config } = options;
@@ -171,16 +180,18 @@ export class Agent {
     this.emitter = new AgentEmitter();
     this.registry = new ToolRegistry();
     const allowed = config.tools_enabled;
+    const disabled = config.tools_disabled;
     if (allowed === undefined || allowed.length > 0) {
       const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
       for (const name of BUILTIN_TOOLS.keys()) {
-        if (!tool_allowed(name, allowed)) continue;
+        if (!tool_allowed(name, allowed, disabled)) continue;
         const replacement = extra.get(name);
         if (replacement === undefined) register_builtins(this.registry, [name]);
         else this.registry.register(replacement);
       }
       for (const tool of options.tools ?? []) {
-        if (BUILTIN_TOOLS.has(tool.name) || !tool_allowed(tool.name, allowed)) continue;
+        this.#known_tools.add(tool.name);
+        if (BUILTIN_TOOLS.has(tool.name) || !tool_allowed(tool.name, allowed, disabled)) continue;
         // a second extra tool of the same name still throws, as before
         this.registry.register(tool);
       }
@@ -216,7 +227,10 @@ export class Agent {
 
   /** The tools the model is offered (after plugins and MCP once the first run started). */
   get tool_names(): string[] {
-    return this.registry.names().filter((name) => tool_allowed(name, this.config.tools_enabled));
+    const { tools_enabled, tools_disabled } = this.config;
+    return this.registry
+      .names()
+      .filter((name) => tool_allowed(name, tools_enabled, tools_disabled));
   }
 
   #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
@@ -242,17 +256,37 @@ export class Agent {
         });
         this.#mcp = attachment;
       }
-      const instructions = await find_project_instructions(config.work_dir);
+      const { tools_enabled, tools_disabled } = config;
+      const registered = this.registry.names();
+      for (const warning of unmatched_tool_patterns(
+        [...new Set([...this.#known_tools, ...registered])],
+        {
+          ...(tools_enabled === undefined ? {} : { tools_enabled }),
+          ...(tools_disabled === undefined ? {} : { tools_disabled }),
+        },
+      )) {
+        this.#warn(warning);
+      }
+      // A tool the lists do not allow is not offered, and cannot be called either.
+      for (const name of registered) {
+        if (!tool_allowed(name, tools_enabled, tools_disabled)) this.registry.unregister(name);
+      }
+      const on_skip = (path: string, reason: string) =>
+        this.#warn(`instructions ${path} were not read: ${reason}`);
+      const user = await find_user_instructions(dirname(user_config_path(this.#env)), {
+        on_skip,
+      });
+      const instructions: ProjectInstructions[] = [
+        ...(user ? [user] : []),
+        ...(await find_project_instructions(config.work_dir, { on_skip })),
+      ];
       return {
         system_prompt: with_project_instructions(
           config.system_prompt,
           instructions,
           config.work_dir,
         ),
-        definitions:
-          config.tools_enabled?.length === 0
-            ? []
-            : this.registry.definitions((tool) => tool_allowed(tool.name, config.tools_enabled)),
+        definitions: config.tools_enabled?.length === 0 ? [] : this.registry.definitions(),
       };
     })();
     // A failed preparation (a plugin that does not load) is retried by the next run.

@@ -1,8 +1,10 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ConfigError } from './config_error.js';
 import { CONFIG_FILE_SCHEMA } from './config_schema.js';
+import { MAX_JSON_DEPTH, scan_jsonc } from './jsonc.js';
+import { read_regular_file } from './read_regular_file.js';
 import { find_unknown_keys } from './unknown_keys.js';
 
 /** `$XDG_CONFIG_HOME/lich/config.json`, or `~/.config/lich/config.json`. */
@@ -16,9 +18,18 @@ export function project_config_path(work_dir: string): string {
   return join(work_dir, '.lich', 'config.json');
 }
 
+/** The largest config file read (1 MiB); a bigger one is refused as a mistake. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
 /** A config file read and checked: its raw object (absent file: `undefined`) and its warnings. */
 export type ReadConfigResult =
-  | { ok: true; value: Record<string, unknown> | undefined; warnings: string[] }
+  | {
+      ok: true;
+      value: Record<string, unknown> | undefined;
+      warnings: string[];
+      /** The file held comments (a rewrite by `set_config_value` drops them). */
+      had_comments?: boolean;
+    }
   | { ok: false; error: ConfigError };
 
 function line_and_column(text: string, position: number): string {
@@ -28,11 +39,25 @@ function line_and_column(text: string, position: number): string {
   return `line ${line}, column ${column}`;
 }
 
-/** Parses JSON text; a syntax error becomes a ConfigError naming `source` and the line. */
+/**
+ * Parses config text: JSON with comments and trailing commas (JSONC, as editors write it), a
+ * leading byte order mark allowed. A syntax error, nesting deeper than `MAX_JSON_DEPTH` or a
+ * value of the wrong type becomes a ConfigError naming `source`, the line or the key path.
+ */
 export function parse_config_text(text: string, source: string): ReadConfigResult {
+  const scan = scan_jsonc(text);
+  if (scan.depth > MAX_JSON_DEPTH) {
+    return {
+      ok: false,
+      error: new ConfigError(
+        `${source}: nested ${scan.depth} levels deep; a config may nest at most ${MAX_JSON_DEPTH}`,
+        { source },
+      ),
+    };
+  }
   let value: unknown;
   try {
-    value = text.trim() === '' ? {} : JSON.parse(text);
+    value = scan.json.trim() === '' ? {} : JSON.parse(scan.json);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const position = /position (\d+)/.exec(message)?.[1];
@@ -61,26 +86,30 @@ export function parse_config_text(text: string, source: string): ReadConfigResul
 
 /**
  * Reads and checks one config file. A missing file is `{ ok: true, value: undefined }` unless
- * `required`; unreadable or invalid files are `{ ok: false }` with a ConfigError naming the file,
- * the key path and what was expected. Unknown keys are warnings, not errors. Never throws.
+ * `required`. Only a regular file of at most `CONFIG_FILE_MAX_BYTES` is read: a folder, a FIFO
+ * (which never makes it wait), a device such as `/dev/zero`, a file too large, an unreadable or
+ * invalid file are `{ ok: false }` with a ConfigError naming the file and, for a bad value, the
+ * key path and what was expected. Unknown keys are warnings, not errors. Never throws.
  */
 export async function read_config_file(
   path: string,
   options: { required?: boolean; signal?: AbortSignal } = {},
 ): Promise<ReadConfigResult> {
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: 'utf8', signal: options.signal });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !options.required) return { ok: true, value: undefined, warnings: [] };
-    const reason = code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return {
-      ok: false,
-      error: new ConfigError(`${path}: ${reason}`, { source: path, cause: error }),
-    };
+  const read = await read_regular_file(path, {
+    max_bytes: CONFIG_FILE_MAX_BYTES,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (!read.ok) {
+    if (read.reason === 'missing' && !options.required) {
+      return { ok: true, value: undefined, warnings: [] };
+    }
+    return { ok: false, error: new ConfigError(read.message, { source: path }) };
   }
-  return parse_config_text(text, path);
+  const parsed = parse_config_text(read.text, path);
+  if (parsed.ok && scan_jsonc(read.text).had_comments) {
+    return { ...parsed, had_comments: true };
+  }
+  return parsed;
 }
 
 /**
@@ -113,48 +142,89 @@ export function parse_cli_value(text: string): unknown {
   }
 }
 
+/** What `set_config_value` did. */
+export type SetConfigResult =
+  | {
+      ok: true;
+      /** False when nothing was written: an unset of a key the file does not hold. */
+      changed: boolean;
+      warnings: string[];
+    }
+  | { ok: false; error: ConfigError };
+
 /**
  * Sets (or with `value === undefined`, removes) the dotted `key_path` in the config file at
- * `path`, and writes the file only if the result is still a valid config. Resolves with the
- * warnings or a ConfigError; rejects only on I/O failure while writing.
+ * `path`, and writes the file only if the result is still a valid config. An unknown key is a
+ * ConfigError naming the nearest known one; removing a key the file does not hold changes
+ * nothing and creates no file (`changed: false`). Resolves with the warnings (comments the
+ * rewrite dropped among them) or a ConfigError; rejects only on I/O failure while writing.
  */
 export async function set_config_value(
   path: string,
   key_path: string,
   value: unknown,
   options: { signal?: AbortSignal } = {},
-): Promise<{ ok: true; warnings: string[] } | { ok: false; error: ConfigError }> {
-  const read = await read_config_file(path, options);
-  if (!read.ok) return read;
-  const root: Record<string, unknown> = structuredClone(read.value ?? {});
+): Promise<SetConfigResult> {
   const keys = key_path.split('.').filter((key) => key.length > 0);
   if (keys.length === 0) {
     return { ok: false, error: new ConfigError('a key is required, e.g. max_turns') };
   }
+  const unknown = find_unknown_keys(nest(keys, null), CONFIG_FILE_SCHEMA).find(
+    (entry) => key_path === entry.path || key_path.startsWith(`${entry.path}.`),
+  );
+  const unknown_error = (): SetConfigResult => {
+    const hint = unknown?.nearest ? ` (did you mean '${unknown.nearest}'?)` : '';
+    return {
+      ok: false,
+      error: new ConfigError(`unknown key '${unknown?.path}'${hint}`, { key_path: unknown?.path }),
+    };
+  };
+  // An unknown key may still be removed from a file that holds it (a typo warned about).
+  if (unknown && value !== undefined) return unknown_error();
+  if (value !== undefined) {
+    const depth = scan_jsonc(JSON.stringify(value) ?? '').depth + keys.length;
+    if (depth > MAX_JSON_DEPTH) {
+      return {
+        ok: false,
+        error: new ConfigError(
+          `${key_path}: the value nests ${depth} levels deep; a config may nest at most ${MAX_JSON_DEPTH}`,
+          { key_path },
+        ),
+      };
+    }
+  }
+  const read = await read_config_file(path, options);
+  if (!read.ok) return read;
+  const root: Record<string, unknown> = structuredClone(read.value ?? {});
   let node: Record<string, unknown> = root;
   for (const key of keys.slice(0, -1)) {
     const child = node[key];
     if (typeof child !== 'object' || child === null) {
-      if (value === undefined) return { ok: true, warnings: [] };
+      if (value === undefined) {
+        return unknown ? unknown_error() : { ok: true, changed: false, warnings: [] };
+      }
       node[key] = {};
     }
     node = node[key] as Record<string, unknown>;
   }
   const last = keys[keys.length - 1] as string;
-  if (value === undefined) delete node[last];
-  else node[last] = value;
-  const unknown = find_unknown_keys(root, CONFIG_FILE_SCHEMA).find(
-    (entry) => key_path === entry.path || key_path.startsWith(`${entry.path}.`),
-  );
-  if (unknown && value !== undefined) {
-    const hint = unknown.nearest ? ` (did you mean '${unknown.nearest}'?)` : '';
-    return {
-      ok: false,
-      error: new ConfigError(`unknown key '${unknown.path}'${hint}`, { key_path: unknown.path }),
-    };
+  if (value === undefined) {
+    if (!Object.hasOwn(node, last)) {
+      return unknown ? unknown_error() : { ok: true, changed: false, warnings: [] };
+    }
+    delete node[last];
+  } else {
+    node[last] = value;
   }
   const checked = parse_config_text(JSON.stringify(root), path);
   if (!checked.ok) return checked;
   await write_config_file(path, root, options);
-  return { ok: true, warnings: checked.warnings };
+  const warnings = [...checked.warnings];
+  if (read.had_comments) warnings.push(`${path} held comments; they were not kept`);
+  return { ok: true, changed: true, warnings };
+}
+
+/** `{ a: { b: leaf } }` for `['a', 'b']`; numeric keys stay object keys (no arrays are made). */
+function nest(keys: readonly string[], leaf: unknown): unknown {
+  return keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), leaf);
 }

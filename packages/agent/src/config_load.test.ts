@@ -323,7 +323,11 @@ describe('make_config', () => {
 describe('set_config_value', () => {
   it('writes a valid value, refuses a wrong type or an unknown key and leaves the file alone', async () => {
     const path = project_file();
-    expect(await set_config_value(path, 'max_turns', 12)).toEqual({ ok: true, warnings: [] });
+    expect(await set_config_value(path, 'max_turns', 12)).toEqual({
+      ok: true,
+      changed: true,
+      warnings: [],
+    });
     expect(await set_config_value(path, 'compression.threshold', 0.6)).toMatchObject({ ok: true });
     const wrong = await set_config_value(path, 'max_turns', 'x');
     expect(wrong.ok).toBe(false);
@@ -337,5 +341,45 @@ describe('set_config_value', () => {
     });
     expect(await set_config_value(path, 'max_turns', undefined)).toMatchObject({ ok: true });
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ compression: { threshold: 0.6 } });
+  });
+
+  it('unsets nothing for a key the file lacks, refuses an unknown one, and writes no file', async () => {
+    const path = join(root, 'elsewhere', 'config.json');
+    expect(await set_config_value(path, 'max_turns', undefined)).toEqual({
+      ok: true,
+      changed: false,
+      warnings: [],
+    });
+    const unknown = await set_config_value(path, 'nosuch', undefined);
+    expect(unknown.ok).toBe(false);
+    await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/);
+    await write_json(path, '{ "max_turn": 3, // typo\n}');
+    expect(await set_config_value(path, 'max_turn', undefined)).toMatchObject({
+      ok: true,
+      changed: true,
+      warnings: [`${path} held comments; they were not kept`],
+    });
+  });
+});
+
+describe('config files', () => {
+  it('reads JSONC with a BOM, and refuses deep nesting and odd base URLs naming the file', async () => {
+    await write_json(project_file(), '\uFEFF{\n  // turns\n  "max_turns": 7,\n}\n');
+    const loaded = ok(await load_config({ work_dir, env, probe_ollama: false }));
+    expect(loaded.config.max_turns).toBe(7);
+    await write_json(project_file(), `{"plugins": ${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    const deep = await load_config({ work_dir, env, probe_ollama: false });
+    expect(deep.ok).toBe(false);
+    if (!deep.ok) expect(deep.error.message).toMatch(/config\.json: nested 5001 levels deep/);
+    await write_json(project_file(), {
+      providers: [{ kind: 'openai_compat', model: 'm', base_url: 'file:///etc/passwd' }],
+    });
+    const file_url = await load_config({ work_dir, env, probe_ollama: false });
+    expect(file_url.ok).toBe(false);
+    if (!file_url.ok) {
+      expect(file_url.error.message).toContain(
+        `${project_file()}: providers.0.base_url: expected an http:// or https:// URL, got a file: URL`,
+      );
+    }
   });
 });

@@ -10,10 +10,17 @@ import {
   type ConfigFile,
   DEFAULT_API_KEY_ENVS,
   DEFAULT_MODELS,
+  DEFAULT_SYSTEM_PROMPT,
   PROVIDER_ENTRY_SCHEMA,
   type ProviderEntry,
 } from './config_schema.js';
-import { detect_env_providers, normalize_kind, ollama_base_url } from './env_providers.js';
+import {
+  detect_env_providers,
+  KIND_ALIAS_NAMES,
+  normalize_kind,
+  ollama_base_url,
+} from './env_providers.js';
+import { nearest_word } from './nearest_word.js';
 import { merge_permissions } from './permissions_schema.js';
 
 /** Settings given as command-line flags: the last and strongest source. */
@@ -26,6 +33,14 @@ export interface ConfigFlags {
   base_url?: string;
   max_turns?: number;
   session_dir?: string;
+  /** Replaces the system prompt (`--system-prompt`). */
+  system_prompt?: string;
+  /** Added to the end of the system prompt (`--append-system-prompt`). */
+  append_system_prompt?: string;
+  /** Replaces `tools_enabled` (`--allowed-tools`). */
+  tools_enabled?: readonly string[];
+  /** Added to `tools_disabled` (`--disallowed-tools`). */
+  tools_disabled?: readonly string[];
 }
 
 /** Where one value of the effective config came from. */
@@ -46,6 +61,12 @@ export interface LoadConfigOptions {
   /** The environment (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
   flags?: ConfigFlags;
+  /**
+   * The provider kinds that can be built (e.g. `BUILT_IN_KIND_NAMES` plus any registered in code).
+   * When given, a chain entry of another kind is a ConfigError naming its source and key;
+   * absent, kinds are not checked here (the router reports an unknown one at the first call).
+   */
+  known_kinds?: readonly string[];
   /** Look in the environment for providers when no config names one (default true). */
   detect_providers?: boolean;
   /** Probe a local Ollama when nothing else is set (default true; needs `detect_providers`). */
@@ -299,16 +320,37 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   const flag_layer: Record<string, unknown> = {};
   if (flags.max_turns !== undefined) flag_layer.max_turns = flags.max_turns;
   if (flags.session_dir !== undefined) flag_layer.session_dir = flags.session_dir;
+  if (flags.system_prompt !== undefined) flag_layer.system_prompt = flags.system_prompt;
+  if (flags.tools_enabled !== undefined) flag_layer.tools_enabled = [...flags.tools_enabled];
+  if (flags.tools_disabled !== undefined) {
+    const before = (merged.tools_disabled as string[] | undefined) ?? [];
+    flag_layer.tools_disabled = [...before, ...flags.tools_disabled];
+  }
+  if (flags.append_system_prompt !== undefined) {
+    const base = (flag_layer.system_prompt ??
+      merged.system_prompt ??
+      DEFAULT_SYSTEM_PROMPT) as string;
+    flag_layer.system_prompt = `${base}\n\n${flags.append_system_prompt}`;
+  }
+  const flag_names: Record<string, string> = {
+    max_turns: '--max-turns',
+    session_dir: '--session-dir',
+    system_prompt: flags.system_prompt === undefined ? '--append-system-prompt' : '--system-prompt',
+    tools_enabled: '--allowed-tools',
+    tools_disabled: '--disallowed-tools',
+  };
   for (const [key, value] of Object.entries(flag_layer)) {
-    const flag = key === 'max_turns' ? '--max-turns' : '--session-dir';
+    const flag = flag_names[key] as string;
     const checked = CONFIG_SCHEMA.shape[key as keyof typeof CONFIG_SCHEMA.shape].safeParse(value);
     if (!checked.success)
       return fail(ConfigError.from_issues(`flag ${flag}`, checked.error.issues));
     merge_layer(merged, sources, { [key]: value }, { layer: 'flag', detail: `flag ${flag}` });
   }
 
+  // The spellings people write (`openai`, `claude`) name the registered kinds.
   let chain = ((merged.providers as ProviderEntry[] | undefined) ?? []).map((entry) => ({
     ...entry,
+    kind: normalize_kind(entry.kind),
   }));
   const env_given = {
     kind: env.LICH_PROVIDER || undefined,
@@ -368,6 +410,22 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
     }
   }
   merged.providers = chain;
+  if (options.known_kinds !== undefined) {
+    const known = options.known_kinds;
+    const unknown = chain.findIndex((entry) => !known.includes(entry.kind));
+    if (unknown !== -1) {
+      const kind = (chain[unknown] as ProviderEntry).kind;
+      const source = sources.providers?.detail ?? 'config';
+      const near = nearest_word(kind, [...known, ...KIND_ALIAS_NAMES]);
+      const key_path = `providers.${unknown}.kind`;
+      return fail(
+        new ConfigError(
+          `${source}: ${key_path}: unknown provider kind '${kind}' (known: ${known.join(', ')})${near ? `; did you mean '${near}'?` : ''}`,
+          { source, key_path },
+        ),
+      );
+    }
+  }
 
   const parsed = CONFIG_SCHEMA.safeParse(merged);
   if (!parsed.success) return fail(ConfigError.from_issues('config', parsed.error.issues));
@@ -393,6 +451,7 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
     max_turns: data.max_turns,
     system_prompt: data.system_prompt,
     ...(data.tools_enabled === undefined ? {} : { tools_enabled: data.tools_enabled }),
+    ...(data.tools_disabled === undefined ? {} : { tools_disabled: data.tools_disabled }),
     mcp_servers: data.mcp_servers,
     plugins: data.plugins,
     session_dir,

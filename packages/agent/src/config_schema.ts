@@ -1,10 +1,27 @@
 import { z } from 'zod';
+import { base_url_problem } from './base_url_check.js';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
 } from './permissions_schema.js';
+
+/** The provider kinds Lich builds in (more can be registered with the router in code). */
+export const BUILT_IN_KIND_NAMES: readonly string[] = Object.freeze([
+  'openai_compat',
+  'anthropic',
+  'ollama',
+]);
+
+/** A provider's base URL: `http(s)://…` or `host:port`; other schemes are refused. */
+export const BASE_URL_SCHEMA = z
+  .string()
+  .superRefine((value, context) => {
+    const problem = base_url_problem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ pattern: '^(https?://|[^\\s/:@]+:[0-9]+(/|$))' });
 
 /** The model a provider kind uses when the config names none. */
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
@@ -34,7 +51,9 @@ export const PROVIDER_ENTRY_SCHEMA = z
       .min(1)
       .describe('The provider kind: openai_compat, anthropic, ollama, or a contributed one.'),
     model: z.string().min(1).describe('The model name the provider expects.'),
-    base_url: z.url().optional().describe("The API's base URL; each kind has its default."),
+    base_url: BASE_URL_SCHEMA.optional().describe(
+      "The API's base URL (http:// or https://); each kind has its default.",
+    ),
     api_key_env: z
       .string()
       .min(1)
@@ -92,6 +111,12 @@ export const CONFIG_SHAPE = {
     .array(z.string())
     .optional()
     .describe('Tool names the model may use. Absent: all builtins. Empty: no tools and no MCP.'),
+  tools_disabled: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Tool names (with * patterns) the model may not use, even where tools_enabled allows them.',
+    ),
   mcp_servers: MCP_SERVERS_SCHEMA.default({}).describe('MCP servers whose tools are added.'),
   plugins: z
     .array(z.string().min(1))
@@ -149,6 +174,7 @@ export interface AgentConfig {
   readonly max_turns: number;
   readonly system_prompt: string;
   readonly tools_enabled?: readonly string[];
+  readonly tools_disabled?: readonly string[];
   readonly mcp_servers: Readonly<McpServersConfig>;
   readonly plugins: readonly string[];
   readonly session_dir: string;

@@ -10,6 +10,9 @@ const KIND_ALIASES: Readonly<Record<string, string>> = {
   claude: 'anthropic',
 };
 
+/** The other spellings of kinds that `normalize_kind` understands (`openai`, `claude`…). */
+export const KIND_ALIAS_NAMES: readonly string[] = Object.freeze(Object.keys(KIND_ALIASES));
+
 /** Maps the spellings people type (`openai`, `claude`) onto registered kinds. */
 export function normalize_kind(kind: string): string {
   const lower = kind.trim().toLowerCase();

@@ -4,7 +4,9 @@ export {
   type AgentRunOptions,
   type AgentRunResult,
 } from './agent.js';
+export { base_url_problem } from './base_url_check.js';
 export { builtin_commands } from './builtin_commands.js';
+export { builtin_tool_names } from './builtin_tool_names.js';
 export { collect_usage } from './collect_usage.js';
 export { type CommandParts, command_parts } from './command_parts.js';
 export {
@@ -14,11 +16,13 @@ export {
 } from './command_registry.js';
 export { ConfigError } from './config_error.js';
 export {
+  CONFIG_FILE_MAX_BYTES,
   parse_cli_value,
   parse_config_text,
   project_config_path,
   type ReadConfigResult,
   read_config_file,
+  type SetConfigResult,
   set_config_value,
   user_config_path,
   write_config_file,
@@ -38,9 +42,11 @@ export {
   load_config,
   make_config,
 } from './config_load.js';
-export { REDACTED, redact_config } from './config_redact.js';
+export { REDACTED, redact_config, redact_urls } from './config_redact.js';
 export {
   type AgentConfig,
+  BASE_URL_SCHEMA,
+  BUILT_IN_KIND_NAMES,
   COMPRESSION_SCHEMA,
   CONFIG_FILE_SCHEMA,
   CONFIG_KEYS,
@@ -68,6 +74,7 @@ export {
   probe_ollama,
 } from './env_providers.js';
 export { DEFAULT_RING_BYTES, DEFAULT_RING_EVENTS, EventRing } from './event_ring.js';
+export { type JsoncScan, MAX_JSON_DEPTH, scan_jsonc } from './jsonc.js';
 export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
 export { chain_for_model, model_label } from './model_chain.js';
 export { nearest_word } from './nearest_word.js';
@@ -112,10 +119,15 @@ export {
 } from './permissions_schema.js';
 export { persist_permission_rule } from './persist_permission_rule.js';
 export {
+  FALLBACK_INSTRUCTIONS_FILES,
+  type FindInstructionsOptions,
   find_project_instructions,
+  find_user_instructions,
+  INSTRUCTIONS_MAX_BYTES,
   PROJECT_INSTRUCTIONS_FILE,
   PROJECT_INSTRUCTIONS_LIMIT,
   type ProjectInstructions,
+  user_instructions_path,
   with_project_instructions,
 } from './project_instructions.js';
 export {
@@ -127,6 +139,11 @@ export {
   type ProviderChatOptions,
   to_provider_config,
 } from './provider_chat.js';
+export {
+  type ReadRefusal,
+  type RegularFileText,
+  read_regular_file,
+} from './read_regular_file.js';
 export {
   create_session_host,
   type LocalSessionHost,
@@ -153,6 +170,10 @@ export {
   type TurnTicket,
 } from './session_host_types.js';
 export { type SessionGateOptions, session_permission_gate } from './session_permission_gate.js';
-export { tool_allowed } from './tool_allowlist.js';
+export {
+  tool_allowed,
+  tool_pattern_matches,
+  unmatched_tool_patterns,
+} from './tool_allowlist.js';
 export { trim_history } from './trim_history.js';
 export { find_unknown_keys, type UnknownKey } from './unknown_keys.js';

@@ -89,13 +89,20 @@ export const command_config: Command = async (context) => {
       agent_flags: true,
     });
     if (loaded === null) return EXIT.USAGE;
-    const { redact_config } = await import('@lich/agent');
-    const { found, value } = get_path(redact_config(loaded.config), key);
+    const agent = await import('@lich/agent');
+    const shown = agent.redact_config(loaded.config) as Record<string, unknown>;
+    // An absent tools_enabled allows every builtin: show that list rather than nothing.
+    if (shown.tools_enabled === undefined) shown.tools_enabled = agent.builtin_tool_names();
+    const { found, value } = get_path(shown, key);
     if (!found) {
-      const { CONFIG_KEYS } = await import('@lich/agent');
+      const top = key.split('.')[0] as string;
+      if (['work_dir', ...agent.CONFIG_KEYS].includes(top)) {
+        context.say(`${context.err.red('lich:')} '${key}' is not set`);
+        return EXIT.FAILURE;
+      }
       throw new UsageError(`unknown key '${key}'`, 'config', {
         word: key,
-        candidates: ['work_dir', ...CONFIG_KEYS],
+        candidates: ['work_dir', ...agent.CONFIG_KEYS],
       });
     }
     const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
@@ -126,6 +133,10 @@ export const command_config: Command = async (context) => {
       return EXIT.USAGE;
     }
     for (const warning of result.warnings) context.warn(warning);
+    if (!result.changed) {
+      context.say(`${key} is not set in ${path}; nothing changed`);
+      return EXIT.OK;
+    }
     context.say(
       subcommand === 'set'
         ? `set ${key} = ${JSON.stringify(value)} in ${path}`

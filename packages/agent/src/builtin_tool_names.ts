@@ -1,0 +1,6 @@
+import { BUILTIN_TOOLS } from '@lich/tools';
+
+/** The names of the builtin tools, in registration order: what an absent `tools_enabled` allows. */
+export function builtin_tool_names(): string[] {
+  return [...BUILTIN_TOOLS.keys()];
+}
