@@ -17,6 +17,16 @@ export interface FakeServerOptions {
   script?: ScriptStep[];
   /** OpenAI format: the reasoning field name (`reasoning_content` by default, OpenRouter uses `reasoning`). */
   reasoning_field?: 'reasoning_content' | 'reasoning';
+  /**
+   * Answers a request when the queue is empty, instead of the 500 that says the script ran out:
+   * a step computed from the request (an echo of the last user message, say).
+   */
+  respond?: (request: RecordedRequest) => ScriptStep;
+  /**
+   * Keep every request in `requests` (default true). A long benchmark turns it off, so the
+   * server's memory stays flat; `wait_for_requests` still counts them.
+   */
+  record_requests?: boolean;
 }
 
 /** A fake provider API on 127.0.0.1 answering from a queued script. */
@@ -99,6 +109,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
   const closing = new AbortController();
   const waiters = new Set<() => void>();
   let sequence = 0;
+  let received = 0;
 
   const pause = async (ms: number | undefined) => {
     if (ms === undefined || ms <= 0) return;
@@ -252,7 +263,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
       }
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       const recorded: RecordedRequest = {
-        index: requests.length,
+        index: received,
         method: request.method ?? 'GET',
         path,
         headers: record_headers(request),
@@ -260,7 +271,8 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         raw_body,
         stream: wants_stream(format, body),
       };
-      requests.push(recorded);
+      received += 1;
+      if (options.record_requests !== false) requests.push(recorded);
       for (const waiter of waiters) waiter();
 
       if (path !== PATHS[format]) {
@@ -288,7 +300,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         return;
       }
       sequence += 1;
-      const step = queue.shift();
+      const step = queue.shift() ?? options.respond?.(recorded);
       if (step === undefined) {
         answer_status(response, {
           kind: 'status',
@@ -338,22 +350,18 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
       queue.push(...steps);
     },
     wait_for_requests(count: number, wait_options: { timeout_ms?: number } = {}) {
-      if (requests.length >= count) return Promise.resolve();
+      if (received >= count) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timeout_ms = wait_options.timeout_ms ?? 5000;
         const check = () => {
-          if (requests.length < count) return;
+          if (received < count) return;
           clearTimeout(timer);
           waiters.delete(check);
           resolve();
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(
-            new Error(
-              `fake server: ${requests.length} of ${count} requests after ${timeout_ms} ms`,
-            ),
-          );
+          reject(new Error(`fake server: ${received} of ${count} requests after ${timeout_ms} ms`));
         }, timeout_ms);
         waiters.add(check);
       });

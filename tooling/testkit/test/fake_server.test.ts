@@ -390,6 +390,27 @@ describe('faults', () => {
     expect(((await empty.json()) as Json).error.message).toContain('the script ran out');
   });
 
+  it('answers from respond() once the queue is empty, and can keep no requests', async () => {
+    const server = await track(
+      start_openai_server({
+        script: [{ text: 'queued' }],
+        record_requests: false,
+        respond: (request) => ({ text: `re: ${(request.body as Json).messages.at(-1).content}` }),
+      }),
+    );
+    const ask = async (content: string) => {
+      const response = await post(`${server.base_url}/chat/completions`, {
+        messages: [{ role: 'user', content }],
+      });
+      return ((await response.json()) as Json).choices[0].message.content;
+    };
+    expect(await ask('a')).toBe('queued');
+    expect(await ask('b')).toBe('re: b');
+    expect(await ask('c')).toBe('re: c');
+    expect(server.requests).toEqual([]);
+    await server.wait_for_requests(3);
+  });
+
   it('cuts the connection after N bytes of body', async () => {
     const server = await track(
       start_anthropic_server({
