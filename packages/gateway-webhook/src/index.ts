@@ -22,3 +22,9 @@ export {
   WEBHOOK_PLATFORM,
   type WebhookPayload,
 } from './webhook_payload.js';
+export {
+  DEFAULT_SECRET_ENV,
+  make_webhook_adapter,
+  run_cli,
+  WEBHOOK_DEFINITION,
+} from './webhook_platform.js';

@@ -31,6 +31,13 @@ export {
   type GatewayBusOptions,
   type GatewayLogEntry,
 } from './gateway_bus.js';
+export {
+  type BusSettings,
+  GatewayConfigError,
+  type PlatformSettings,
+  parse_platform_settings,
+  read_platform_settings,
+} from './gateway_config.js';
 export { DEFAULT_TEXTS, type GatewayTexts } from './gateway_texts.js';
 export {
   type Attachment,
@@ -58,6 +65,14 @@ export {
   type PairingStoreOptions,
   type PendingPairing,
 } from './pairing_store.js';
+export {
+  type AdapterInput,
+  type PlatformCliIo,
+  type PlatformDefinition,
+  type PlatformOption,
+  platform_help,
+  run_platform_cli,
+} from './platform_cli.js';
 export { prompt_text } from './prompt_text.js';
 export { type RateLimitOptions, type RateVerdict, SenderRateLimit } from './rate_limit.js';
 export {
@@ -66,6 +81,12 @@ export {
   type StartGatewayOptions,
   start_gateway,
 } from './runner.js';
+export {
+  DEFAULT_HISTORY_MESSAGES,
+  type ServePlatformInput,
+  serve_platform,
+  stderr_logger,
+} from './serve_platform.js';
 export {
   type AppendResult,
   type Claim,

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import type { GatewayLogEntry } from './gateway_bus.js';
+import { GatewayBus } from './gateway_bus.js';
+import { GatewayConfigError, type PlatformSettings } from './gateway_config.js';
+import { conversation_key_of } from './inbound_message.js';
+import { open_jsonl_store } from './jsonl_store.js';
+import type { PairingStore } from './pairing_store.js';
+import type { PlatformCliIo, PlatformDefinition } from './platform_cli.js';
+import { start_gateway } from './runner.js';
+
+/** Messages of history each run is seeded with, unless `max_history_messages` says otherwise. */
+export const DEFAULT_HISTORY_MESSAGES = 40;
+
+/** What `run_platform_cli` has worked out before the gateway starts. */
+export interface ServePlatformInput {
+  definition: PlatformDefinition;
+  values: Record<string, unknown>;
+  io: PlatformCliIo;
+  work_dir: string;
+  state_dir: string;
+  pairing: PairingStore;
+  settings: PlatformSettings;
+}
+
+/** A log line on stderr: time, level, text, and the conversation when there is one. */
+export function stderr_logger(io: PlatformCliIo): (entry: GatewayLogEntry) => void {
+  return (entry) => {
+    const where = entry.conversation_key === undefined ? '' : ` [${entry.conversation_key}]`;
+    io.stderr.write(`${new Date().toISOString()} ${entry.level} ${entry.message}${where}\n`);
+  };
+}
+
+/**
+ * Builds the agent, its `SessionHost` (history capped at `max_history_messages`, default 40), the
+ * JSONL store under `<state_dir>/<platform>`, the adapter and the bus, and runs them until a
+ * signal has drained them. Resolves 0 once stopped; throws `GatewayConfigError` (or the bus's
+ * `AccessPolicyError`) when it cannot start, having released what it made.
+ */
+export async function serve_platform(input: ServePlatformInput): Promise<number> {
+  const { definition, values, io, settings } = input;
+  const { platform } = definition;
+  const log = stderr_logger(io);
+  const { Agent, create_session_host, load_config } = await import('@lich/agent');
+  const loaded = await load_config({
+    work_dir: input.work_dir,
+    ...(values.config === undefined ? {} : { config_path: String(values.config) }),
+    env: io.env,
+    flags: {
+      ...(values.provider === undefined ? {} : { provider: String(values.provider) }),
+      ...(values.model === undefined ? {} : { model: String(values.model) }),
+      ...(values['base-url'] === undefined ? {} : { base_url: String(values['base-url']) }),
+    },
+  });
+  if (!loaded.ok) throw new GatewayConfigError(loaded.error.message);
+  for (const warning of loaded.warnings) log({ level: 'warn', message: warning });
+  if (loaded.config.providers.length === 0) {
+    throw new GatewayConfigError(
+      'no model provider: set OPENAI_API_KEY or ANTHROPIC_API_KEY, start Ollama, or pass ' +
+        '--base-url <url> --model <name> (lich init writes a config)',
+    );
+  }
+  const platform_flags = Object.fromEntries(
+    Object.keys(definition.options).map((name) => [name, values[name]]),
+  ) as Record<string, string | boolean | undefined>;
+  const adapter = await definition.make_adapter({
+    flags: platform_flags,
+    settings: settings.platform,
+    env: io.env,
+    state_dir: join(input.state_dir, platform),
+    log,
+  });
+  const agent = new Agent({
+    config: loaded.config,
+    env: io.env,
+    on_warning: (text) => log({ level: 'warn', message: text }),
+  });
+  const host = create_session_host({
+    agent,
+    approval_mode: 'default',
+    history_limit: settings.bus.max_history_messages ?? DEFAULT_HISTORY_MESSAGES,
+    on_warning: (text) => log({ level: 'warn', message: text }),
+  });
+  const store = await open_jsonl_store({ dir: join(input.state_dir, platform) });
+  let bus: GatewayBus;
+  try {
+    const { bus: bus_settings } = settings;
+    const approvals = bus_settings.approvals_chat;
+    bus = new GatewayBus({
+      host,
+      adapter,
+      access: settings.access,
+      pairing: input.pairing,
+      store,
+      ...(bus_settings.mode === undefined ? {} : { mode: bus_settings.mode }),
+      ...(bus_settings.max_concurrency === undefined
+        ? {}
+        : { max_concurrency: bus_settings.max_concurrency }),
+      ...(bus_settings.max_conversations === undefined
+        ? {}
+        : { max_conversations: bus_settings.max_conversations }),
+      ...(bus_settings.collect_debounce_ms === undefined
+        ? {}
+        : { collect_debounce_ms: bus_settings.collect_debounce_ms }),
+      ...(bus_settings.rate_limit === undefined ? {} : { rate_limit: bus_settings.rate_limit }),
+      ...(approvals === undefined
+        ? {}
+        : {
+            approvals_to: {
+              platform,
+              account: '',
+              chat_id: approvals,
+              conversation_key: conversation_key_of(platform, approvals),
+            },
+          }),
+      on_log: log,
+    });
+  } catch (error) {
+    await store.close();
+    await host.shutdown({ deadline_ms: 0 });
+    throw error;
+  }
+  for (const warning of bus.warnings) log({ level: 'warn', message: warning });
+  let running: Awaited<ReturnType<typeof start_gateway>>;
+  try {
+    running = await start_gateway({
+      bus,
+      adapter,
+      host,
+      ...(settings.bus.drain_deadline_ms === undefined
+        ? {}
+        : { drain_deadline_ms: settings.bus.drain_deadline_ms }),
+      on_log: log,
+    });
+  } catch (error) {
+    // the adapter could not start (a port in use, a bad token): release what was made
+    await adapter.close().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    await host.shutdown({ deadline_ms: 0 }).catch(() => undefined);
+    throw error;
+  }
+  const stopped = await running.stopped;
+  if (stopped.aborted > 0) {
+    log({
+      level: 'warn',
+      message: `${stopped.aborted} conversation(s) were cut at the deadline; they go on at the next start`,
+    });
+  }
+  return 0;
+}
