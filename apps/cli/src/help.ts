@@ -9,6 +9,7 @@ export const COMMANDS = [
   'config',
   'update',
   'acp',
+  'gateway',
   'help',
 ] as const;
 
@@ -49,6 +50,7 @@ Commands:
   config [get|set|unset]      the effective config and where each value comes from
   update                      install the latest @lich/cli from npm
   acp                         Lich as an Agent Client Protocol agent for editors (stdio)
+  gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
   help [command]              help for a command
 
 Options:
@@ -202,6 +204,19 @@ const HELP = `Usage: lich help [command]
 
 Shows the help of a command, or of lich.`;
 
+const GATEWAY = `Usage: lich gateway <platform> [options]
+       lich gateway pair <platform> <code>
+
+Runs a chat bot over this folder's agent: <platform> is telegram, discord, twitch or webhook.
+Each platform is its own package (@lich/gateway-<platform>), loaded when asked for; lich says how
+to install one that is missing. SIGINT/SIGTERM stop taking messages, let the runs in flight
+finish, then exit.
+
+  pair <platform> <code>      let in the user a pairing code was given to (pair <platform>
+                              alone lists who waits and who is in)
+
+Run 'lich gateway <platform> --help' for the options of a platform.`;
+
 const TEXTS: Record<CommandName | 'main', string> = {
   main: MAIN,
   run: RUN,
@@ -213,6 +228,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   config: CONFIG,
   update: UPDATE,
   acp: ACP,
+  gateway: GATEWAY,
   help: HELP,
 };
 

@@ -16,6 +16,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   config: async () => (await import('./commands/config.js')).command_config,
   update: async () => (await import('./commands/update.js')).command_update,
   acp: async () => (await import('./commands/acp.js')).command_acp,
+  gateway: async () => (await import('./commands/gateway.js')).command_gateway,
   help: async () => command_help,
 };
 
