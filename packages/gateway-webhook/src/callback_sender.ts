@@ -45,8 +45,6 @@ export class CallbackSender {
   readonly #options: CallbackSenderOptions;
   readonly #delivered = new Deduper({ ttl_ms: 24 * 60 * 60_000 });
   readonly #in_flight = new Map<string, Promise<boolean>>();
-  /** Every attempt made, for the operator's log and tests: id, status (0: network), error. */
-  readonly attempts_log: { id: string; status: number; error?: string }[] = [];
 
   constructor(options: CallbackSenderOptions) {
     this.url = new URL(options.url);
@@ -72,11 +70,6 @@ export class CallbackSender {
     let delay = this.#options.backoff_ms ?? 500;
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
       const result = await this.#post(id, text);
-      this.attempts_log.push({
-        id,
-        status: result.status,
-        ...(result.error === undefined ? {} : { error: result.error }),
-      });
       if (result.status >= 200 && result.status < 300) {
         this.#delivered.check_and_remember(id);
         return true;

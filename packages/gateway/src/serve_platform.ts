@@ -78,6 +78,9 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     agent,
     approval_mode: 'default',
     history_limit: settings.bus.max_history_messages ?? DEFAULT_HISTORY_MESSAGES,
+    // the bus follows sessions live and never replays: a short ring keeps 200 sessions small
+    ring_events: 16,
+    ring_bytes: 64 * 1024,
     on_warning: (text) => log({ level: 'warn', message: text }),
   });
   const store = await open_jsonl_store({ dir: join(input.state_dir, platform) });
