@@ -61,7 +61,7 @@ ${AGENT_FLAGS}
 Piped stdin is added to the task as context. On a terminal, lich asks before it edits a file or
 runs a command (y: once, a: always this session, n: no); off a terminal it runs them as it always
 has (yolo) unless the config or a flag sets a mode. Exit codes: 0 success, 1 model or provider
-failure, 2 usage or config error, 130 aborted (Ctrl+C).
+failure, 2 usage or config error, 130 aborted (Ctrl+C), 143 terminated (SIGTERM).
 Run 'lich <command> --help' for the options of a command.`;
 
 const RUN = `Usage: lich "task" [options]
@@ -76,12 +76,15 @@ Options:
                         tool_calls
 ${AGENT_FLAGS}
 
-Exit codes: 0 success, 1 model or provider failure, 2 usage or config error, 130 aborted.`;
+Exit codes: 0 success, 1 model or provider failure (or no answer within the turns), 2 usage or
+config error, 130 aborted, 143 terminated.`;
 
 const CHAT = `Usage: lich chat [options]
 
 A conversation, one line per message, over one session: the history is kept across turns.
-Type /exit (or end the input) to leave; Ctrl+C aborts the answer being written. Works over a pipe.
+Slash commands: /help, /clear, /model [provider/model], /compact, /exit or /quit (an unknown one
+is an error; //text sends /text). Ctrl+C aborts the answer being written (through a pipe it ends
+the chat). Works over a pipe.
 
 Options:
   --resume <id>         continue a recorded session (an id, or a unique prefix of one)

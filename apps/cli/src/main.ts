@@ -1,6 +1,7 @@
 import type { CliIo, Command, CommandContext } from './context.js';
 import { EXIT } from './exit_codes.js';
 import { COMMANDS, type CommandName, help_text, usage_line } from './help.js';
+import { clear_status_line } from './status_line.js';
 import { stdin_kind } from './stdin_kind.js';
 import { make_style } from './style.js';
 import { UsageError } from './usage_error.js';
@@ -47,8 +48,14 @@ function make_context(argv: readonly string[], io: CliIo): CommandContext {
     io,
     out: make_style(io.stdout, io.env),
     err,
-    say: (text) => io.stderr.write(`${text}\n`),
-    warn: (text) => io.stderr.write(`${err.yellow('lich: warning:')} ${text}\n`),
+    say: (text) => {
+      clear_status_line();
+      io.stderr.write(`${text}\n`);
+    },
+    warn: (text) => {
+      clear_status_line();
+      io.stderr.write(`${err.yellow('lich: warning:')} ${text}\n`);
+    },
   };
 }
 

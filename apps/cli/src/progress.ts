@@ -1,4 +1,5 @@
 import type { AgentEvent } from '@lich/core';
+import { set_status_clearer } from './status_line.js';
 import type { Style } from './style.js';
 
 /** One tool call as the `--json` document reports it. */
@@ -89,12 +90,14 @@ export class ProgressView {
     draw();
     this.#spinner = setInterval(draw, 80);
     this.#spinner.unref();
+    set_status_clearer(() => this.#clear_spinner());
   }
 
   #clear_spinner(): void {
     if (!this.#spinner) return;
     clearInterval(this.#spinner);
     this.#spinner = undefined;
+    set_status_clearer(undefined);
     this.#options.stderr.write('\r\u001b[K');
   }
 
@@ -144,6 +147,7 @@ export class ProgressView {
             stdout.write('\n');
           }
         } else if (final) {
+          if (message.content === '') return;
           stdout.write(message.content.endsWith('\n') ? message.content : `${message.content}\n`);
         } else if (message.content.trim() !== '') {
           stderr.write(`${err.dim(message.content.trimEnd())}\n`);
@@ -164,11 +168,24 @@ export class ProgressView {
           ok: result.ok,
           duration_ms: Math.round(result.duration_ms),
         };
-        if (!result.ok) summary.error = result.error ?? result.output.split('\n')[0] ?? '';
+        if (!result.ok) summary.error = result.error ?? result.output;
         this.tool_calls.push(summary);
         const mark = result.ok ? err.green('✓') : err.red('✗');
         const hint = argument_hint(args);
-        const reason = result.ok ? '' : ` — ${(summary.error ?? '').split('\n')[0]}`;
+        // every line of a failure, indented under the call, up to a screenful
+        const lines = (summary.error ?? '').trimEnd().split('\n');
+        const shown = lines.slice(0, 12);
+        if (lines.length > shown.length) shown.push(`… ${lines.length - shown.length} more lines`);
+        const reason = result.ok
+          ? ''
+          : ` — ${shown[0] ?? ''}${
+              shown.length > 1
+                ? `\n${shown
+                    .slice(1)
+                    .map((line) => `    ${line}`)
+                    .join('\n')}`
+                : ''
+            }`;
         stderr.write(
           `${mark} ${event.call.name}${hint ? ` ${hint}` : ''} ${err.dim(format_duration(result.duration_ms))}${reason}\n`,
         );
@@ -191,7 +208,7 @@ export class ProgressView {
         this.#clear_spinner();
         stderr.write(
           err.yellow(
-            `used all ${event.max_turns} turns${event.grace ? '; asking for a final answer' : ''}\n`,
+            `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}\n`,
           ),
         );
         return;

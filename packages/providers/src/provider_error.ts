@@ -107,7 +107,8 @@ export class ProviderError extends Error {
     const parts: string[] = [];
     if (init.status !== undefined) parts.push(`HTTP ${init.status}`);
     else parts.push(init.kind === 'http' ? 'error' : `${init.kind} error`);
-    if (init.code) parts.push(init.code);
+    // a code that only repeats the status (`429`) says nothing more
+    if (init.code && init.code !== String(init.status)) parts.push(init.code);
     let text = `${init.provider} (${init.model}): ${parts.join(' ')}`;
     if (init.provider_message) text += `: ${init.provider_message}`;
     else if (init.cause instanceof Error && init.cause.message) text += `: ${init.cause.message}`;

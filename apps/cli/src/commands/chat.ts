@@ -4,6 +4,7 @@ import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { type AskLine, cli_approval } from '../approval.js';
 import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
+import { type ChatState, run_chat_command } from '../chat_commands.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
@@ -21,7 +22,7 @@ export interface ChatStart {
   approval_flags?: { 'approval-mode'?: unknown; yolo?: unknown };
 }
 
-const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
+const EXIT_WORDS = new Set(['exit', 'quit']);
 
 function set_raw_mode(stream: NodeJS.ReadableStream & { isTTY?: boolean }, raw: boolean): void {
   const tty = stream as { isTTY?: boolean; setRawMode?: (mode: boolean) => void };
@@ -30,8 +31,10 @@ function set_raw_mode(stream: NodeJS.ReadableStream & { isTTY?: boolean }, raw: 
 
 /**
  * The REPL: one line in, one answer out, the history kept across turns and recorded into one
- * session. Ends at `/exit` or the end of the input; Ctrl+C aborts the answer being written, and
- * at the prompt leaves. Resolves with 0, or 1 when a turn failed.
+ * session. Slash commands (`/help`, `/clear`, `/model`, `/compact`, `/exit`) are handled here
+ * (`chat_commands.ts`), never sent. Ends at `/exit` or the end of the input; Ctrl+C aborts the
+ * answer being written (through a pipe it also ends the chat, with 130), and at the prompt
+ * leaves; SIGTERM ends it with 143. Resolves with 0, or 1 when a turn failed.
  */
 export async function chat_loop(context: CommandContext, start: ChatStart): Promise<number> {
   const { stdin, stderr } = context.io;
@@ -86,13 +89,31 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     context.say(context.err.dim(`lich chat — /exit to leave${session}`));
     lines.prompt();
   }
+  const state: ChatState = {
+    agent: start.agent,
+    history,
+    model: undefined,
+    say: (text) => context.say(text),
+  };
+  let stopped_by: number | undefined;
   for await (const raw of lines) {
-    const line = raw.trim();
-    if (line === '') {
+    const trimmed = raw.trim();
+    if (trimmed === '') {
       if (interactive) lines.prompt();
       continue;
     }
-    if (EXIT_WORDS.has(line)) break;
+    if (EXIT_WORDS.has(trimmed)) break;
+    state.history = history;
+    lines.pause();
+    const command = await run_chat_command(trimmed, state);
+    history = state.history;
+    if (command.handled) {
+      if (command.exit) break;
+      lines.resume();
+      if (interactive) lines.prompt();
+      continue;
+    }
+    const line = command.text;
     // At the prompt the terminal is in raw mode and readline turns Ctrl+C into its own event;
     // while the answer runs, cooked mode lets Ctrl+C raise SIGINT, which aborts the run.
     lines.pause();
@@ -105,14 +126,22 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       json: false,
       show_reasoning: start.show_reasoning,
       approval,
+      ...(state.model === undefined ? {} : { model: state.model }),
     });
     if (outcome.transcript) history = outcome.transcript;
     if (outcome.code === EXIT.FAILURE || outcome.code === EXIT.USAGE) failed = true;
+    // Ctrl+C on a terminal stops the answer and the chat goes on; through a pipe (nobody at a
+    // prompt to go back to) and on SIGTERM, it stops the chat.
+    if (outcome.code === EXIT.TERMINATED || (outcome.code === EXIT.ABORTED && !interactive)) {
+      stopped_by = outcome.code;
+      break;
+    }
     set_raw_mode(stdin, interactive);
     lines.resume();
     if (interactive) lines.prompt();
   }
   lines.close();
+  if (stopped_by !== undefined) return stopped_by;
   if (interrupted) return EXIT.ABORTED;
   return failed ? EXIT.FAILURE : EXIT.OK;
 }

@@ -10,6 +10,7 @@ import { help_text } from '../help.js';
 import { on_interrupt } from '../interrupt.js';
 import { MODEL_ALONE_HINT, NO_PROVIDER_MESSAGE } from '../no_provider.js';
 import { ProgressView } from '../progress.js';
+import { RunReport } from '../run_report.js';
 import { format_bytes, read_stdin, with_stdin_context } from '../stdin.js';
 import { stdin_kind } from '../stdin_kind.js';
 import { UsageError } from '../usage_error.js';
@@ -29,6 +30,8 @@ export interface TaskOptions {
   show_reasoning: boolean;
   /** How tool calls are approved (absent: as the config says, else every call runs). */
   approval?: CliApproval;
+  /** Run on this model (`model` or `provider/model`, as `/model` set it) instead of the chain's first. */
+  model?: string;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function execute_task(
     view.stop();
     context.say(context.err.yellow(text));
   });
+  const report = new RunReport(agent.config.providers[0]);
   const session_path = session?.path ?? null;
   try {
     const result = await agent.run({
@@ -85,52 +89,74 @@ export async function execute_task(
       ...(options.history === undefined ? {} : { history: options.history }),
       signal: interrupt.signal,
       session: session ?? false,
-      on_event: view.listener,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      on_event: (event) => {
+        report.listener(event);
+        view.listener(event);
+      },
       ...(options.approval === undefined ? {} : { approval_mode: options.approval.mode }),
       ...(options.approval?.approver === undefined
         ? {}
         : { approver: pausing(view, options.approval.approver) }),
     });
     const { outcome } = result;
+    const answered = (outcome.final ?? '').trim() !== '';
     if (options.json) {
-      const document = {
+      const document = report.document({
         answer: outcome.final,
         stopped_reason: outcome.stopped_reason,
-        turns_used: outcome.turns_used,
-        usage: result.usage_total,
         session_path,
         tool_calls: view.tool_calls,
-        provider: outcome.last_result?.provider ?? null,
-        model: outcome.last_result?.model ?? null,
-      };
+      });
       context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     }
     if (outcome.stopped_reason === 'aborted') {
-      context.say(context.err.yellow(`aborted${session_path ? `; session: ${session_path}` : ''}`));
-      return { code: EXIT.ABORTED, transcript: result.transcript };
+      if (interrupt.received !== 'SIGTERM') {
+        context.say(
+          context.err.yellow(`aborted${session_path ? `; session: ${session_path}` : ''}`),
+        );
+      }
+      return { code: interrupt.exit_code, transcript: result.transcript };
+    }
+    if (!answered) {
+      if (outcome.stopped_reason === 'budget') {
+        context.warn(
+          `the model gave no answer within ${turns_text(agent.config.max_turns)} (raise --max-turns)`,
+        );
+        return { code: EXIT.FAILURE, transcript: result.transcript };
+      }
+      context.warn('the model ended without an answer');
     }
     return { code: EXIT.OK, transcript: result.transcript };
   } catch (error) {
     view.stop();
     const { ConfigError } = await import('@lich/agent');
     if (options.json) {
-      const document = {
+      const document = report.document({
         answer: null,
-        stopped_reason: 'error',
+        stopped_reason: interrupt.signal.aborted ? 'aborted' : 'error',
         error: error_text(error),
-        usage: null,
         session_path,
         tool_calls: view.tool_calls,
-      };
+      });
       context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     }
     context.say(`${context.err.red('lich:')} ${error_text(error)}`);
-    if (interrupt.signal.aborted) return { code: EXIT.ABORTED, transcript: null };
+    const { failure_hints } = await import('../failure_hints.js');
+    for (const hint of failure_hints(error, agent.config.providers, context.io.env)) {
+      context.say(context.err.dim(hint));
+    }
+    if (interrupt.signal.aborted) return { code: interrupt.exit_code, transcript: null };
     return { code: ConfigError.is_instance(error) ? EXIT.USAGE : EXIT.FAILURE, transcript: null };
   } finally {
     interrupt.dispose();
     view.stop();
   }
+}
+
+/** `the 1 turn allowed`, `the 5 turns allowed`. */
+function turns_text(count: number): string {
+  return `the ${count} turn${count === 1 ? '' : 's'} allowed`;
 }
 
 /** The approver with the progress spinner stopped while it asks. */

@@ -1,0 +1,67 @@
+import type { AgentEvent, Usage } from '@lich/core';
+import { add_usage, empty_usage } from '@lich/core';
+import type { ToolCallSummary } from './progress.js';
+
+/** The one shape of the `--json` result document, on success, failure and abort alike. */
+export interface RunDocument {
+  answer: string | null;
+  /** `final`, `budget`, `aborted` or `error`. */
+  stopped_reason: string;
+  /** Why the run failed, or null. */
+  error: string | null;
+  turns_used: number;
+  usage: Usage;
+  provider: string | null;
+  model: string | null;
+  session_path: string | null;
+  tool_calls: ToolCallSummary[];
+}
+
+/**
+ * Follows a run's events to report it whichever way it ends: the turns used, the usage summed
+ * over the model calls that answered, and the provider and model of the last one (or the first
+ * configured, before any answered). `listener` never throws.
+ */
+export class RunReport {
+  turns_used = 0;
+  usage: Usage = empty_usage();
+  provider: string | null;
+  model: string | null;
+
+  constructor(first: { kind: string; model: string } | undefined) {
+    this.provider = first?.kind ?? null;
+    this.model = first?.model ?? null;
+  }
+
+  readonly listener = (event: AgentEvent): void => {
+    if (event.type === 'llm_start' && !event.grace)
+      this.turns_used = Math.max(this.turns_used, event.turn);
+    if (event.type === 'llm_end') {
+      this.usage = add_usage(this.usage, event.usage);
+      if (event.provider) this.provider = event.provider;
+      if (event.model) this.model = event.model;
+    }
+    if (event.type === 'run_end') this.turns_used = event.turns_used;
+  };
+
+  /** The result document. */
+  document(fields: {
+    answer: string | null;
+    stopped_reason: string;
+    error?: string | null;
+    session_path: string | null;
+    tool_calls: ToolCallSummary[];
+  }): RunDocument {
+    return {
+      answer: fields.answer,
+      stopped_reason: fields.stopped_reason,
+      error: fields.error ?? null,
+      turns_used: this.turns_used,
+      usage: this.usage,
+      provider: this.provider,
+      model: this.model,
+      session_path: fields.session_path,
+      tool_calls: fields.tool_calls,
+    };
+  }
+}
