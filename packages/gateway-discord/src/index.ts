@@ -10,3 +10,9 @@ export {
   LICH_COMMAND,
 } from './discord_adapter.js';
 export { DISCORD_PLATFORM, to_inbound } from './discord_message.js';
+export {
+  DEFAULT_TOKEN_ENV,
+  DISCORD_DEFINITION,
+  make_discord_adapter,
+  run_cli,
+} from './discord_platform.js';

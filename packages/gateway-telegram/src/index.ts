@@ -18,3 +18,10 @@ export {
   telegram_chat_id,
   to_inbound,
 } from './telegram_message.js';
+export {
+  DEFAULT_SECRET_ENV,
+  DEFAULT_TOKEN_ENV,
+  make_telegram_adapter,
+  run_cli,
+  TELEGRAM_DEFINITION,
+} from './telegram_platform.js';

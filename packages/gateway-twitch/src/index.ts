@@ -10,3 +10,10 @@ export {
   TwitchAdapter,
   type TwitchAdapterOptions,
 } from './twitch_adapter.js';
+export {
+  DEFAULT_TOKEN_ENV,
+  DEFAULT_USERNAME_ENV,
+  make_twitch_adapter,
+  run_cli,
+  TWITCH_DEFINITION,
+} from './twitch_platform.js';
