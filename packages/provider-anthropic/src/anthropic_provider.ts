@@ -1,13 +1,6 @@
-import type { ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
-import {
-  type LLMProvider,
-  type ProviderConfig,
-  post_json,
-  read_sse,
-  to_provider_error,
-} from '@lich/providers';
+import type { Message, ToolDefinition } from '@lich/core';
+import { create_http_provider, type LLMProvider, type ProviderConfig } from '@lich/providers';
 import type { AnthropicRequest } from './anthropic_api.js';
-import type { AnthropicCallContext } from './anthropic_result.js';
 import {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
   ANTHROPIC_KIND,
@@ -19,26 +12,25 @@ import { from_anthropic_response } from './from_anthropic_response.js';
 import { to_anthropic_messages, to_anthropic_tools } from './to_anthropic_messages.js';
 
 /**
- * Builds a provider for the Anthropic Messages API. `base_url` defaults to
- * `https://api.anthropic.com`; `api_key` is sent as `x-api-key` with `anthropic-version:
- * 2023-06-01`. See `AnthropicOptions` for `config.options` (streaming, `thinking`).
+ * Builds a provider for the Anthropic Messages API: one `POST <base>/v1/messages` per call, SSE
+ * when it streams. `base_url` defaults to `https://api.anthropic.com`; `api_key` is sent as
+ * `x-api-key` with `anthropic-version: 2023-06-01`; `AnthropicOptions` lists `config.options`
+ * (streaming, `thinking`). Thinking blocks come back in `message.reasoning_parts` with their
+ * signatures and are sent back on later turns; an `overloaded_error` event after the 200 is a
+ * retryable error.
  *
- * Contract:
- * - does no I/O; throws a `ProviderError` of kind `config` for a bad base URL or option;
- * - `chat` makes exactly one `POST <base>/v1/messages`, streaming by default (text and thinking
- *   deltas go to `on_delta` once each, in order); thinking blocks come back in
- *   `message.reasoning_parts` with their signatures and are sent back on later turns;
- * - `chat` rejects only with a `ProviderError` (an `error` event after the 200 included, retryable
- *   for `overloaded_error`), with `delivered` set when a delta had reached `on_delta`, and
- *   promptly with kind `aborted` when `options.signal` fires.
+ * Contract: that of `create_http_provider` (one request, `ProviderError` only, `delivered`,
+ * prompt abort); throws a `ProviderError` of kind `config` for a bad base URL or option.
  */
 export function create_anthropic_provider(config: ProviderConfig): LLMProvider {
-  const settings = read_anthropic_settings(config);
-  return {
+  return create_http_provider(config, {
     kind: ANTHROPIC_KIND,
-    model: config.model,
-    chat: (messages, tools, options = {}) => chat(config, settings, messages, tools, options),
-  };
+    settings: read_anthropic_settings(config),
+    build_request: build_anthropic_request,
+    framing: 'sse',
+    stream_state: (context, on_delta) => new AnthropicStreamState(context, on_delta),
+    from_json: from_anthropic_response,
+  });
 }
 
 /**
@@ -89,36 +81,4 @@ export function build_anthropic_request(
   if (config.temperature !== undefined && !thinking_on) request.temperature = config.temperature;
   if (thinking !== undefined) request.thinking = thinking;
   return { ...request, ...settings.extra_body };
-}
-
-async function chat(
-  config: ProviderConfig,
-  settings: AnthropicSettings,
-  messages: readonly Message[],
-  tools: readonly ToolDefinition[],
-  options: ChatOptions,
-): Promise<ChatResult> {
-  const context: AnthropicCallContext = { provider: ANTHROPIC_KIND, model: config.model };
-  const request = build_anthropic_request(config, settings, messages, tools, options.max_tokens);
-  let state: AnthropicStreamState | undefined;
-  try {
-    const response = await post_json(settings.url, request, {
-      ...context,
-      headers: settings.headers,
-      signal: options.signal,
-      idle_timeout_ms: config.idle_timeout_ms,
-    });
-    if (!request.stream || /application\/json/i.test(response.content_type)) {
-      return from_anthropic_response(await response.json(), context);
-    }
-    state = new AnthropicStreamState(context, options.on_delta);
-    for await (const event of read_sse(response.body, { signal: options.signal })) {
-      state.push(event.event, event.data);
-      if (state.done) break;
-    }
-    return state.result();
-  } catch (error) {
-    const failure = to_provider_error(error, { ...context, signal: options.signal });
-    throw failure.with_delivered(state?.delivered ?? false);
-  }
 }

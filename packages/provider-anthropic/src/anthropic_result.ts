@@ -1,14 +1,8 @@
 import type { AssistantMessage, ChatResult, ReasoningPart, ToolCall } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { type CallContext, ProviderError } from '@lich/providers';
 import type { AnthropicUsage } from './anthropic_api.js';
 import { map_anthropic_stop_reason } from './map_anthropic_stop_reason.js';
 import { map_anthropic_usage } from './map_anthropic_usage.js';
-
-/** Who is being called, for error messages and the result. */
-export interface AnthropicCallContext {
-  provider: string;
-  model: string;
-}
 
 /** One finished content block; tool input is kept as the JSON text the model wrote. */
 export type AnthropicTurnBlock =
@@ -35,7 +29,7 @@ export interface AnthropicTurn {
  */
 export function build_anthropic_result(
   turn: AnthropicTurn,
-  context: AnthropicCallContext,
+  context: CallContext,
   delivered = false,
 ): ChatResult {
   let text = '';

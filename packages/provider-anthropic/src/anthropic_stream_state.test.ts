@@ -11,7 +11,10 @@ function run(events: Event[]) {
   const deltas: ChatDelta[] = [];
   const state = new AnthropicStreamState(context, (delta) => deltas.push(delta));
   for (const [name, data] of events) {
-    state.push(name, typeof data === 'string' ? data : JSON.stringify({ type: name, ...data }));
+    state.push({
+      event: name,
+      data: typeof data === 'string' ? data : JSON.stringify({ type: name, ...data }),
+    });
   }
   return { state, deltas };
 }

@@ -1,11 +1,13 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import { excerpt, ProviderError } from '@lich/providers';
-import type { AnthropicEvent, AnthropicResponseBlock, AnthropicUsage } from './anthropic_api.js';
 import {
-  type AnthropicCallContext,
-  type AnthropicTurnBlock,
-  build_anthropic_result,
-} from './anthropic_result.js';
+  type CallContext,
+  excerpt,
+  ProviderError,
+  type SseChunk,
+  type StreamState,
+} from '@lich/providers';
+import type { AnthropicEvent, AnthropicResponseBlock, AnthropicUsage } from './anthropic_api.js';
+import { type AnthropicTurnBlock, build_anthropic_result } from './anthropic_result.js';
 import { is_retryable_anthropic_type, read_anthropic_error } from './read_anthropic_error.js';
 
 /** A block being streamed; `skip` marks block types Lich does not use (server tools). */
@@ -27,7 +29,7 @@ type OpenBlock = AnthropicTurnBlock | { type: 'skip' };
  *   reason arrived (the stream was cut), or of kind `parse` for a tool call with no name;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class AnthropicStreamState {
+export class AnthropicStreamState implements StreamState<SseChunk> {
   /** Whether any delta has been handed to `on_delta`. */
   delivered = false;
   /** Whether `message_stop` arrived. */
@@ -38,12 +40,13 @@ export class AnthropicStreamState {
   private model: string | undefined;
 
   constructor(
-    private readonly context: AnthropicCallContext,
+    private readonly context: CallContext,
     private readonly on_delta?: (delta: ChatDelta) => void,
   ) {}
 
   /** Takes one SSE event. */
-  push(event_name: string | undefined, data: string): void {
+  push(chunk: SseChunk): void {
+    const { event: event_name, data } = chunk;
     if (data.trim() === '') return;
     let event: AnthropicEvent;
     try {

@@ -1,11 +1,7 @@
 import type { ChatResult } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { type CallContext, ProviderError } from '@lich/providers';
 import type { AnthropicResponse } from './anthropic_api.js';
-import {
-  type AnthropicCallContext,
-  type AnthropicTurnBlock,
-  build_anthropic_result,
-} from './anthropic_result.js';
+import { type AnthropicTurnBlock, build_anthropic_result } from './anthropic_result.js';
 import { read_anthropic_error } from './read_anthropic_error.js';
 
 /**
@@ -15,7 +11,7 @@ import { read_anthropic_error } from './read_anthropic_error.js';
  * when there is no `content` array or a tool call has no name. Block types Lich does not use
  * (server tool results) are skipped.
  */
-export function from_anthropic_response(body: unknown, context: AnthropicCallContext): ChatResult {
+export function from_anthropic_response(body: unknown, context: CallContext): ChatResult {
   const response = (typeof body === 'object' && body !== null ? body : {}) as AnthropicResponse;
   if (response.type === 'error') {
     throw new ProviderError({ kind: 'http', ...context, ...read_anthropic_error(body) });

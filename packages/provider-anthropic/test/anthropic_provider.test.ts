@@ -1,56 +1,33 @@
-import type { ChatDelta, ChatOptions, Message, ToolDefinition } from '@lich/core';
+import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
-import { type FakeServer, start_anthropic_server } from '@lich/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractConfig, provider_contract_suite, WEATHER_TOOL } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_KIND, create_anthropic_provider } from '../src/index.js';
 
-let server: FakeServer;
-
-beforeAll(async () => {
-  server = await start_anthropic_server();
+const anthropic = provider_contract_suite({
+  format: 'anthropic',
+  kind: ANTHROPIC_KIND,
+  create: (config: Partial<ProviderConfig> & ContractConfig) =>
+    create_anthropic_provider({
+      kind: ANTHROPIC_KIND,
+      model: 'claude-test',
+      api_key: 'sk-ant-test',
+      ...config,
+    }),
+  no_stream_options: { stream: false },
+  reasoning_options: { thinking: { type: 'enabled', budget_tokens: 1024 } },
 });
-
-afterAll(async () => {
-  await server.close();
-});
-
-const TOOLS: ToolDefinition[] = [
-  {
-    name: 'weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
-
-async function chat(
-  messages: Message[],
-  options: ChatOptions & { config?: Partial<ProviderConfig>; tools?: ToolDefinition[] } = {},
-) {
-  const deltas: ChatDelta[] = [];
-  const provider = create_anthropic_provider({
-    kind: ANTHROPIC_KIND,
-    model: 'claude-test',
-    base_url: server.base_url,
-    api_key: 'sk-ant-test',
-    ...options.config,
-  });
-  const result = await provider.chat(messages, options.tools ?? [], {
-    on_delta: (delta) => deltas.push(delta),
-    ...options,
-  });
-  return { result, deltas, request: server.requests[server.requests.length - 1] };
-}
 
 const USER: Message[] = [{ role: 'user', content: 'hi' }];
 
 describe('create_anthropic_provider against the fake server', () => {
   it('streams text, sends the auth headers, system and max_tokens, and reads cache usage', async () => {
-    server.enqueue({
+    anthropic.server.enqueue({
       text: 'Hello there, wörld 🙂',
       chunk_chars: 4,
       usage: { input_tokens: 10, output_tokens: 6, cache_read_tokens: 100, cache_write_tokens: 20 },
     });
-    const { result, deltas, request } = await chat(
+    const { result, deltas, request } = await anthropic.chat(
       [{ role: 'system', content: 'be brief' }, ...USER],
       { config: { temperature: 0.3 } },
     );
@@ -82,13 +59,12 @@ describe('create_anthropic_provider against the fake server', () => {
     });
   });
 
-  it('answers without streaming when options.stream is false', async () => {
-    server.enqueue({ text: 'plain', reasoning: 'thought', reasoning_signature: 'sig-x' });
-    const { result, deltas, request } = await chat(USER, {
+  it('keeps a non-streamed thinking block with its signature, and the call max_tokens', async () => {
+    anthropic.server.enqueue({ text: 'plain', reasoning: 'thought', reasoning_signature: 'sig-x' });
+    const { result, request } = await anthropic.chat(USER, {
       max_tokens: 100,
       config: { options: { stream: false } },
     });
-    expect(deltas).toEqual([]);
     expect(request?.body).toMatchObject({ stream: false, max_tokens: 100 });
     expect(result.message).toEqual({
       role: 'assistant',
@@ -99,7 +75,7 @@ describe('create_anthropic_provider against the fake server', () => {
   });
 
   it('joins parallel tool calls whose input arrives in pieces, and sends tools', async () => {
-    server.enqueue({
+    anthropic.server.enqueue({
       text: 'Checking both.',
       tool_calls: [
         { id: 'toolu_a', name: 'weather', arguments: { city: 'Oslo' } },
@@ -107,7 +83,7 @@ describe('create_anthropic_provider against the fake server', () => {
       ],
       argument_pieces: 4,
     });
-    const { result, request } = await chat(USER, { tools: TOOLS });
+    const { result, request } = await anthropic.chat(USER, { tools: [WEATHER_TOOL] });
     expect(result.finish_reason).toBe('tool_calls');
     expect(result.message.content).toBe('Checking both.');
     expect(
@@ -118,21 +94,21 @@ describe('create_anthropic_provider against the fake server', () => {
     ]);
     expect(request?.body).toMatchObject({
       tools: [
-        { name: 'weather', description: 'Current weather', input_schema: TOOLS[0]?.parameters },
+        { name: 'weather', description: 'Current weather', input_schema: WEATHER_TOOL.parameters },
       ],
     });
   });
 
   it('streams thinking with its signature and sends it back on the next turn', async () => {
-    server.enqueue({
+    anthropic.server.enqueue({
       reasoning: 'Need the weather first.',
       reasoning_signature: 'EqQBCgIYAhIM-signature',
       redacted_reasoning: 'opaque-redacted',
       tool_calls: [{ id: 'toolu_1', name: 'weather', arguments: { city: 'Oslo' } }],
     });
     const thinking = { type: 'enabled', budget_tokens: 10_000 };
-    const first = await chat(USER, {
-      tools: TOOLS,
+    const first = await anthropic.chat(USER, {
+      tools: [WEATHER_TOOL],
       config: { temperature: 0.5, options: { thinking } },
     });
     expect(
@@ -148,13 +124,16 @@ describe('create_anthropic_provider against the fake server', () => {
     expect(first.request?.body).toMatchObject({ thinking, max_tokens: 18_192 });
     expect(first.request?.body).not.toHaveProperty('temperature');
 
-    server.enqueue({ text: 'It is -3 C in Oslo.' });
+    anthropic.server.enqueue({ text: 'It is -3 C in Oslo.' });
     const history: Message[] = [
       ...USER,
       first.result.message,
       { role: 'tool', tool_call_id: 'toolu_1', content: '-3 C' },
     ];
-    const second = await chat(history, { tools: TOOLS, config: { options: { thinking } } });
+    const second = await anthropic.chat(history, {
+      tools: [WEATHER_TOOL],
+      config: { options: { thinking } },
+    });
     expect(second.request?.body).toHaveProperty('messages', [
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
       {
@@ -174,7 +153,7 @@ describe('create_anthropic_provider against the fake server', () => {
   });
 
   it('merges parallel tool results into one user message, with is_error', async () => {
-    server.enqueue({ text: 'ok' });
+    anthropic.server.enqueue({ text: 'ok' });
     const history: Message[] = [
       ...USER,
       {
@@ -188,7 +167,7 @@ describe('create_anthropic_provider against the fake server', () => {
       { role: 'tool', tool_call_id: 'toolu_a', content: '-3 C' },
       { role: 'tool', tool_call_id: 'toolu_b', content: 'service down', is_error: true },
     ];
-    const { request } = await chat(history, { tools: TOOLS });
+    const { request } = await anthropic.chat(history, { tools: [WEATHER_TOOL] });
     const messages = (request?.body as { messages: unknown[] } | undefined)?.messages;
     expect(messages?.[2]).toEqual({
       role: 'user',
@@ -200,7 +179,7 @@ describe('create_anthropic_provider against the fake server', () => {
   });
 
   it('declares the tools a history used when a call offers none (the grace call)', async () => {
-    server.enqueue({ text: 'Wrapping up.' });
+    anthropic.server.enqueue({ text: 'Wrapping up.' });
     const history: Message[] = [
       ...USER,
       {
@@ -210,7 +189,7 @@ describe('create_anthropic_provider against the fake server', () => {
       },
       { role: 'tool', tool_call_id: 'toolu_a', content: '-3 C' },
     ];
-    const { request } = await chat(history);
+    const { request } = await anthropic.chat(history);
     expect(request?.body).toMatchObject({
       tools: [{ name: 'weather', input_schema: { type: 'object' } }],
       tool_choice: { type: 'none' },
@@ -218,8 +197,12 @@ describe('create_anthropic_provider against the fake server', () => {
   });
 
   it('reads a recorded stream with thinking, a ping and a tool call', async () => {
-    server.enqueue({ kind: 'replay', fixture: 'anthropic_thinking_tool_use.sse', write_bytes: 13 });
-    const { result, deltas } = await chat(USER);
+    anthropic.server.enqueue({
+      kind: 'replay',
+      fixture: 'anthropic_thinking_tool_use.sse',
+      write_bytes: 13,
+    });
+    const { result, deltas } = await anthropic.chat(USER);
     expect(deltas[0]?.kind).toBe('reasoning');
     expect(result.finish_reason).toBe('tool_calls');
     expect(result.message.content).toBe("I'll check the current weather in Paris for you.");
@@ -228,5 +211,83 @@ describe('create_anthropic_provider against the fake server', () => {
       result.message.tool_calls?.map((call) => [call.name, JSON.parse(call.arguments)]),
     ).toEqual([['get_weather', { city: 'Paris', unit: 'celsius' }]]);
     expect(result.usage).toMatchObject({ cache_read_tokens: 1840, output_tokens: 89 });
+  });
+});
+
+describe('Anthropic errors (the rest is the contract suite)', () => {
+  it('maps an error status with its type, message, request id and retry-after', async () => {
+    anthropic.server.enqueue({ kind: 'status', status: 529, retry_after: 3 });
+    const { error } = await anthropic.failure();
+    expect(error).toMatchObject({
+      kind: 'http',
+      provider: 'anthropic',
+      model: 'claude-test',
+      status: 529,
+      code: 'overloaded_error',
+      retry_after_ms: 3000,
+      retryable: true,
+    });
+    expect(error.request_id).toMatch(/^req_/);
+    expect(error.message).toContain('anthropic (claude-test): HTTP 529 overloaded_error');
+
+    anthropic.server.enqueue({
+      kind: 'status',
+      status: 400,
+      message: 'messages: roles must alternate',
+    });
+    expect((await anthropic.failure()).error).toMatchObject({
+      status: 400,
+      code: 'invalid_request_error',
+      provider_message: 'messages: roles must alternate',
+      retryable: false,
+    });
+  });
+
+  it('turns an overloaded_error event after the 200 into a retryable error, marked delivered', async () => {
+    anthropic.server.enqueue({
+      text: 'Partial',
+      error_event: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+    const { error, deltas } = await anthropic.failure();
+    expect(deltas.map((delta) => delta.text).join('')).toBe('Partial');
+    expect(error).toMatchObject({
+      kind: 'http',
+      status: 529,
+      code: 'overloaded_error',
+      provider_message: 'Overloaded',
+      retryable: true,
+      delivered: true,
+    });
+  });
+
+  it('rejects a non-JSON event and malformed SSE as parse errors', async () => {
+    anthropic.server.enqueue({ kind: 'raw', chunks: ['event: message_start\ndata: {nope\n\n'] });
+    expect((await anthropic.failure()).error.kind).toBe('parse');
+    anthropic.server.enqueue({ kind: 'raw', chunks: ['<!DOCTYPE html>\n<p>hi</p>\n'] });
+    expect((await anthropic.failure()).error.kind).toBe('parse');
+  });
+
+  it('rejects a tool_use block with no name', async () => {
+    anthropic.server.enqueue({
+      kind: 'raw',
+      chunks: [
+        'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1}}}\n\n',
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","input":{}}}\n\n',
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"}}\n\n',
+        'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      ],
+    });
+    expect((await anthropic.failure()).error).toMatchObject({ kind: 'parse' });
+  });
+
+  it('names message_stop for an unterminated stream', async () => {
+    anthropic.server.enqueue({ text: 'partial answer', unterminated: true });
+    expect((await anthropic.failure()).error.message).toContain('message_stop');
+  });
+
+  it('refuses a bad option when built', () => {
+    expect(() =>
+      create_anthropic_provider({ kind: 'anthropic', model: 'm', options: { thinking: 'on' } }),
+    ).toThrow(/options.thinking/);
   });
 });

@@ -1,3 +1,4 @@
+import type { FunctionTool } from '@lich/providers';
 /**
  * The Ollama `/api/chat` wire format, kept to the fields Lich sends or reads. Streaming answers
  * are NDJSON: one `OllamaChunk` per line, the last with `done: true` and the token counts.
@@ -19,17 +20,11 @@ export interface OllamaMessage {
   tool_name?: string;
 }
 
-/** A tool offered to the model (the OpenAI shape). */
-export interface OllamaTool {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
-
 /** The request body of `POST /api/chat`. */
 export interface OllamaRequest {
   model: string;
   messages: OllamaMessage[];
-  tools?: OllamaTool[];
+  tools?: FunctionTool[];
   stream: boolean;
   /** Thinking for models that can: `true`/`false`, or a level (`'low'`, `'medium'`, `'high'`). */
   think?: boolean | string;

@@ -1,36 +1,38 @@
-import type { ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
+import type { Message, ToolDefinition } from '@lich/core';
 import {
+  create_http_provider,
   type LLMProvider,
   type ProviderConfig,
-  post_json,
-  read_ndjson,
-  to_provider_error,
+  to_function_tools,
 } from '@lich/providers';
 import type { OllamaRequest } from './ollama_api.js';
 import { OLLAMA_KIND, type OllamaSettings, read_ollama_settings } from './ollama_settings.js';
-import { type OllamaCallContext, OllamaStreamState } from './ollama_stream_state.js';
-import { to_ollama_messages, to_ollama_tools } from './to_ollama_messages.js';
+import { OllamaStreamState } from './ollama_stream_state.js';
+import { to_ollama_messages } from './to_ollama_messages.js';
 
 /**
- * Builds a provider for Ollama's native `/api/chat`. `base_url` defaults to
- * `http://127.0.0.1:11434`. See `OllamaOptions` for `config.options` (streaming, `think`,
+ * Builds a provider for Ollama's native `/api/chat`: one `POST <base>/api/chat` per call, NDJSON
+ * when it streams; an `{"error": …}` line after the 200 is a stream error. `base_url` defaults to
+ * `http://127.0.0.1:11434`; `OllamaOptions` lists `config.options` (streaming, `think`,
  * `keep_alive`, model options such as `num_ctx`).
  *
- * Contract:
- * - does no I/O; throws a `ProviderError` of kind `config` for a bad base URL or option;
- * - `chat` makes exactly one `POST <base>/api/chat`, streaming NDJSON by default (content and
- *   thinking go to `on_delta` once each, in order);
- * - `chat` rejects only with a `ProviderError` (an `{"error": …}` line after the 200 included),
- *   with `delivered` set when a delta had reached `on_delta`, and promptly with kind `aborted`
- *   when `options.signal` fires.
+ * Contract: that of `create_http_provider` (one request, `ProviderError` only, `delivered`,
+ * prompt abort); throws a `ProviderError` of kind `config` for a bad base URL or option.
  */
 export function create_ollama_provider(config: ProviderConfig): LLMProvider {
-  const settings = read_ollama_settings(config);
-  return {
+  return create_http_provider(config, {
     kind: OLLAMA_KIND,
-    model: config.model,
-    chat: (messages, tools, options = {}) => chat(config, settings, messages, tools, options),
-  };
+    settings: read_ollama_settings(config),
+    build_request: build_ollama_request,
+    framing: 'ndjson',
+    stream_state: (context, on_delta) => new OllamaStreamState(context, on_delta),
+    // A non-streaming answer is one chunk with `done: true`; nothing is streamed.
+    from_json: (answer, context) => {
+      const whole = new OllamaStreamState(context);
+      whole.push(answer);
+      return whole.result();
+    },
+  });
 }
 
 /** The request body of one call. */
@@ -46,7 +48,7 @@ export function build_ollama_request(
     messages: to_ollama_messages(messages),
     stream: settings.stream,
   };
-  if (tools.length > 0) request.tools = to_ollama_tools(tools);
+  if (tools.length > 0) request.tools = to_function_tools(tools);
   if (settings.think !== undefined) request.think = settings.think;
   const model_options: Record<string, unknown> = { ...settings.model_options };
   if (config.temperature !== undefined) model_options.temperature = config.temperature;
@@ -55,39 +57,4 @@ export function build_ollama_request(
   if (Object.keys(model_options).length > 0) request.options = model_options;
   if (settings.keep_alive !== undefined) request.keep_alive = settings.keep_alive;
   return request;
-}
-
-async function chat(
-  config: ProviderConfig,
-  settings: OllamaSettings,
-  messages: readonly Message[],
-  tools: readonly ToolDefinition[],
-  options: ChatOptions,
-): Promise<ChatResult> {
-  const context: OllamaCallContext = { provider: OLLAMA_KIND, model: config.model };
-  const request = build_ollama_request(config, settings, messages, tools, options.max_tokens);
-  let state: OllamaStreamState | undefined;
-  try {
-    const response = await post_json(settings.url, request, {
-      ...context,
-      headers: settings.headers,
-      signal: options.signal,
-      idle_timeout_ms: config.idle_timeout_ms,
-    });
-    if (!request.stream || /application\/json/i.test(response.content_type)) {
-      // A non-streaming answer is one chunk with `done: true`; nothing is streamed.
-      const whole = new OllamaStreamState(context);
-      whole.push(await response.json());
-      return whole.result();
-    }
-    state = new OllamaStreamState(context, options.on_delta);
-    for await (const line of read_ndjson(response.body, { signal: options.signal })) {
-      state.push(line);
-      if (state.done) break;
-    }
-    return state.result();
-  } catch (error) {
-    const failure = to_provider_error(error, { ...context, signal: options.signal });
-    throw failure.with_delivered(state?.delivered ?? false);
-  }
 }

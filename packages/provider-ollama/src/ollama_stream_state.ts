@@ -1,13 +1,7 @@
 import type { AssistantMessage, ChatDelta, ChatResult, ToolCall, Usage } from '@lich/core';
-import { excerpt, ProviderError } from '@lich/providers';
+import { type CallContext, excerpt, ProviderError, type StreamState } from '@lich/providers';
 import { map_ollama_done_reason } from './map_ollama_done_reason.js';
 import type { OllamaChunk, OllamaResponseToolCall } from './ollama_api.js';
-
-/** Who is being called, for error messages and the result. */
-export interface OllamaCallContext {
-  provider: string;
-  model: string;
-}
 
 /**
  * Puts an `/api/chat` answer together: each NDJSON line of a stream, or the one body of a
@@ -23,7 +17,7 @@ export interface OllamaCallContext {
  * - `result` throws a `ProviderError` of kind `stream` when no `done: true` line arrived;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class OllamaStreamState {
+export class OllamaStreamState implements StreamState<unknown> {
   /** Whether any delta has been handed to `on_delta`. */
   delivered = false;
   /** Whether the `done: true` line arrived. */
@@ -36,7 +30,7 @@ export class OllamaStreamState {
   private model: string | undefined;
 
   constructor(
-    private readonly context: OllamaCallContext,
+    private readonly context: CallContext,
     private readonly on_delta?: (delta: ChatDelta) => void,
   ) {}
 

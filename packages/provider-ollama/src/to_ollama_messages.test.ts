@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { to_ollama_messages, to_ollama_tools } from './to_ollama_messages.js';
+import { to_ollama_messages } from './to_ollama_messages.js';
 
 describe('to_ollama_messages', () => {
   it('maps roles, tool calls with object arguments, thinking and tool_name', () => {
@@ -35,13 +35,6 @@ describe('to_ollama_messages', () => {
       { role: 'tool', content: '3 C', tool_name: 'weather' },
       { role: 'tool', content: 'bad', tool_name: 'clock_v2' },
       { role: 'assistant', content: 'Done.' },
-    ]);
-  });
-
-  it('maps tools in the function shape', () => {
-    const parameters = { type: 'object' };
-    expect(to_ollama_tools([{ name: 'a', description: 'b', parameters }])).toEqual([
-      { type: 'function', function: { name: 'a', description: 'b', parameters } },
     ]);
   });
 });

@@ -1,6 +1,6 @@
-import type { Message, ToolDefinition } from '@lich/core';
+import type { Message } from '@lich/core';
 import { parse_tool_arguments } from '@lich/providers';
-import type { OllamaMessage, OllamaTool } from './ollama_api.js';
+import type { OllamaMessage } from './ollama_api.js';
 
 /**
  * Maps Lich messages to `/api/chat` messages.
@@ -44,12 +44,4 @@ export function to_ollama_messages(messages: readonly Message[]): OllamaMessage[
     }
   }
   return result;
-}
-
-/** Maps Lich tool definitions to the `tools` array. Never throws. */
-export function to_ollama_tools(tools: readonly ToolDefinition[]): OllamaTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
 }

@@ -1,55 +1,28 @@
-import type { ChatDelta, ChatOptions, Message, ToolDefinition } from '@lich/core';
+import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
-import { type FakeServer, start_ollama_server } from '@lich/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractConfig, provider_contract_suite, WEATHER_TOOL } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
 import { create_ollama_provider, OLLAMA_KIND } from '../src/index.js';
 
-let server: FakeServer;
-
-beforeAll(async () => {
-  server = await start_ollama_server();
+const ollama = provider_contract_suite({
+  format: 'ollama',
+  kind: OLLAMA_KIND,
+  create: (config: Partial<ProviderConfig> & ContractConfig) =>
+    create_ollama_provider({ kind: OLLAMA_KIND, model: 'qwen3:8b', ...config }),
+  no_stream_options: { stream: false },
+  reasoning_options: { think: true },
 });
-
-afterAll(async () => {
-  await server.close();
-});
-
-const TOOLS: ToolDefinition[] = [
-  {
-    name: 'weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
-
-async function chat(
-  messages: Message[],
-  options: ChatOptions & { config?: Partial<ProviderConfig>; tools?: ToolDefinition[] } = {},
-) {
-  const deltas: ChatDelta[] = [];
-  const provider = create_ollama_provider({
-    kind: OLLAMA_KIND,
-    model: 'qwen3:8b',
-    base_url: server.base_url,
-    ...options.config,
-  });
-  const result = await provider.chat(messages, options.tools ?? [], {
-    on_delta: (delta) => deltas.push(delta),
-    ...options,
-  });
-  return { result, deltas, request: server.requests[server.requests.length - 1] };
-}
 
 const USER: Message[] = [{ role: 'user', content: 'hi' }];
 
-describe('create_ollama_provider against the fake server', () => {
+describe('create_ollama_provider: the Ollama mapping (the rest is the contract suite)', () => {
   it('streams text, sends the mapped request and reads the token counts', async () => {
-    server.enqueue({
+    ollama.server.enqueue({
       text: 'Hello there, wörld 🙂',
       chunk_chars: 4,
       usage: { input_tokens: 26, output_tokens: 9 },
     });
-    const { result, deltas, request } = await chat(
+    const { result, deltas, request } = await ollama.chat(
       [{ role: 'system', content: 'be brief' }, ...USER],
       {
         config: {
@@ -81,55 +54,14 @@ describe('create_ollama_provider against the fake server', () => {
     });
   });
 
-  it('answers without streaming when options.stream is false', async () => {
-    server.enqueue({ text: 'plain', reasoning: 'thought' });
-    const { result, deltas, request } = await chat(USER, {
-      config: { options: { stream: false } },
-    });
-    expect(deltas).toEqual([]);
-    expect(request?.body).toMatchObject({ stream: false });
-    expect(result.message).toEqual({ role: 'assistant', content: 'plain', reasoning: 'thought' });
-  });
-
-  it('streams thinking when asked to think', async () => {
-    server.enqueue({ reasoning: 'Let me think.', text: 'Done.' });
-    const { result, deltas, request } = await chat(USER, { config: { options: { think: true } } });
+  it('sends think when asked to think', async () => {
+    ollama.server.enqueue({ reasoning: 'Let me think.', text: 'Done.' });
+    const { request } = await ollama.chat(USER, { config: { options: { think: true } } });
     expect(request?.body).toMatchObject({ think: true });
-    expect(deltas[0]).toEqual({ kind: 'reasoning', text: 'Let me t' });
-    expect(result.message).toMatchObject({ content: 'Done.', reasoning: 'Let me think.' });
-  });
-
-  it('returns parallel tool calls with ids, and sends tools', async () => {
-    server.enqueue({
-      tool_calls: [
-        { name: 'weather', arguments: { city: 'Oslo' } },
-        { name: 'weather', arguments: { city: 'Rome' } },
-      ],
-    });
-    const { result, request } = await chat(USER, { tools: TOOLS });
-    expect(result.finish_reason).toBe('tool_calls');
-    const calls = result.message.tool_calls ?? [];
-    expect(calls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual([
-      ['weather', { city: 'Oslo' }],
-      ['weather', { city: 'Rome' }],
-    ]);
-    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
-    expect(request?.body).toMatchObject({
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'weather',
-            description: 'Current weather',
-            parameters: TOOLS[0]?.parameters,
-          },
-        },
-      ],
-    });
   });
 
   it('sends a tool-using history with object arguments and tool_name', async () => {
-    server.enqueue({ text: 'Cold.' });
+    ollama.server.enqueue({ text: 'Cold.' });
     const history: Message[] = [
       ...USER,
       {
@@ -144,7 +76,7 @@ describe('create_ollama_provider against the fake server', () => {
       { role: 'tool', tool_call_id: 'call_1', content: '-3 C' },
       { role: 'tool', tool_call_id: 'call_2', content: 'no clock', is_error: true },
     ];
-    const { request } = await chat(history, { tools: TOOLS });
+    const { request } = await ollama.chat(history, { tools: [WEATHER_TOOL] });
     expect(request?.body).toHaveProperty('messages', [
       { role: 'user', content: 'hi' },
       {
@@ -162,12 +94,45 @@ describe('create_ollama_provider against the fake server', () => {
   });
 
   it('reads a recorded stream split into small writes', async () => {
-    server.enqueue({ kind: 'replay', fixture: 'ollama_thinking_tool_call.ndjson', write_bytes: 5 });
-    const { result, deltas } = await chat(USER);
+    ollama.server.enqueue({
+      kind: 'replay',
+      fixture: 'ollama_thinking_tool_call.ndjson',
+      write_bytes: 5,
+    });
+    const { result, deltas } = await ollama.chat(USER);
     expect(deltas.every((delta) => delta.kind === 'reasoning')).toBe(true);
     expect(
       result.message.tool_calls?.map((call) => [call.name, JSON.parse(call.arguments)]),
     ).toEqual([['get_current_weather', { format: 'celsius', location: 'Toronto' }]]);
     expect(result.usage).toEqual({ input_tokens: 217, output_tokens: 61 });
+  });
+});
+
+describe('Ollama errors (the rest is the contract suite)', () => {
+  it('rejects a non-JSON line and a nameless tool call as parse errors', async () => {
+    ollama.server.enqueue({
+      kind: 'raw',
+      chunks: ['{"message":{"role":"assistant","content":"a"},"done":false}\n', 'not json\n'],
+      chunk_delay_ms: 50,
+    });
+    expect((await ollama.failure()).error).toMatchObject({ kind: 'parse', delivered: true });
+    ollama.server.enqueue({
+      kind: 'raw',
+      chunks: [
+        '{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"arguments":{}}}]},"done":false}\n',
+      ],
+    });
+    expect((await ollama.failure()).error.message).toContain('no function name');
+  });
+
+  it("says an unterminated stream lacked Ollama's done: true line", async () => {
+    ollama.server.enqueue({ text: 'partial answer', unterminated: true });
+    expect((await ollama.failure()).error.message).toContain('done: true');
+  });
+
+  it('refuses a bad option when built', () => {
+    expect(() =>
+      create_ollama_provider({ kind: 'ollama', model: 'm', options: { think: 'maximum' } }),
+    ).toThrow(/options.think/);
   });
 });

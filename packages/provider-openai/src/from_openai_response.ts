@@ -1,8 +1,8 @@
 import type { ChatResult } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { type CallContext, ProviderError } from '@lich/providers';
 import { arguments_text, type ToolCallSlot } from './collect_tool_calls.js';
 import type { OpenAiResponse } from './openai_api.js';
-import { build_openai_result, type OpenAiCallContext } from './openai_result.js';
+import { build_openai_result } from './openai_result.js';
 import { read_openai_error } from './read_openai_error.js';
 
 /**
@@ -12,7 +12,7 @@ import { read_openai_error } from './read_openai_error.js';
  * `parse` when the body has no choice with a message or a tool call has no name. Reasoning is
  * read from `reasoning_content`, else `reasoning`.
  */
-export function from_openai_response(body: unknown, context: OpenAiCallContext): ChatResult {
+export function from_openai_response(body: unknown, context: CallContext): ChatResult {
   const response = (typeof body === 'object' && body !== null ? body : {}) as OpenAiResponse;
   if (response.error !== undefined && response.error !== null) {
     const info = read_openai_error(response);

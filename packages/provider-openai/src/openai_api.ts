@@ -1,3 +1,4 @@
+import type { FunctionTool } from '@lich/providers';
 /**
  * The OpenAI chat completions wire format, kept to the fields Lich sends or reads. Servers that
  * speak it (OpenAI, OpenRouter, vLLM, llama.cpp, LM Studio, Ollama's `/v1`) add fields of their
@@ -25,17 +26,11 @@ export type OpenAiMessage =
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-/** A tool offered to the model. */
-export interface OpenAiTool {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
-
 /** The request body of `POST /chat/completions`. */
 export interface OpenAiRequest {
   model: string;
   messages: OpenAiMessage[];
-  tools?: OpenAiTool[];
+  tools?: FunctionTool[];
   stream: boolean;
   stream_options?: { include_usage: boolean };
   max_tokens?: number;

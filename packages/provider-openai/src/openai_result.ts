@@ -1,17 +1,9 @@
 import type { AssistantMessage, ChatResult } from '@lich/core';
-import { ProviderError } from '@lich/providers';
+import { type CallContext, ProviderError } from '@lich/providers';
 import { collect_tool_calls, type ToolCallSlot } from './collect_tool_calls.js';
 import { map_openai_finish_reason } from './map_openai_finish_reason.js';
 import { map_openai_usage } from './map_openai_usage.js';
 import type { OpenAiUsage } from './openai_api.js';
-
-/** Who is being called, for error messages and the result. */
-export interface OpenAiCallContext {
-  /** The provider kind, `openai_compat` unless a wrapper says otherwise. */
-  provider: string;
-  /** The configured model. */
-  model: string;
-}
 
 /** Everything a turn produced, streamed or not. */
 export interface OpenAiTurn {
@@ -33,7 +25,7 @@ export interface OpenAiTurn {
  */
 export function build_openai_result(
   turn: OpenAiTurn,
-  context: OpenAiCallContext,
+  context: CallContext,
   delivered = false,
 ): ChatResult {
   const collected = collect_tool_calls(turn.slots);

@@ -8,7 +8,9 @@ const context = { provider: 'openai_compat', model: 'gpt-test' };
 function run(chunks: unknown[]) {
   const deltas: ChatDelta[] = [];
   const state = new OpenAiStreamState(context, (delta) => deltas.push(delta));
-  for (const chunk of chunks) state.push(typeof chunk === 'string' ? chunk : JSON.stringify(chunk));
+  for (const chunk of chunks) {
+    state.push({ data: typeof chunk === 'string' ? chunk : JSON.stringify(chunk) });
+  }
   return { state, deltas };
 }
 

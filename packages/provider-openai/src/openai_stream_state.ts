@@ -1,9 +1,15 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import { excerpt, ProviderError } from '@lich/providers';
+import {
+  type CallContext,
+  excerpt,
+  ProviderError,
+  type SseChunk,
+  type StreamState,
+} from '@lich/providers';
 import { arguments_text, type ToolCallSlot } from './collect_tool_calls.js';
 import { pick_reasoning } from './from_openai_response.js';
 import type { OpenAiChunk, OpenAiToolCallDelta, OpenAiUsage } from './openai_api.js';
-import { build_openai_result, type OpenAiCallContext } from './openai_result.js';
+import { build_openai_result } from './openai_result.js';
 import { read_openai_error } from './read_openai_error.js';
 
 /**
@@ -18,7 +24,7 @@ import { read_openai_error } from './read_openai_error.js';
  *   arrived (the stream was cut), or of kind `parse` for a tool call with no name;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class OpenAiStreamState {
+export class OpenAiStreamState implements StreamState<SseChunk> {
   /** Whether any delta has been handed to `on_delta`. */
   delivered = false;
   /** Whether `[DONE]` arrived. */
@@ -31,13 +37,13 @@ export class OpenAiStreamState {
   private model: string | undefined;
 
   constructor(
-    private readonly context: OpenAiCallContext,
+    private readonly context: CallContext,
     private readonly on_delta?: (delta: ChatDelta) => void,
   ) {}
 
-  /** Takes the data of one SSE event. */
-  push(data: string): void {
-    const trimmed = data.trim();
+  /** Takes one SSE event. */
+  push(event: SseChunk): void {
+    const trimmed = event.data.trim();
     if (trimmed === '') return;
     if (trimmed === '[DONE]') {
       this.done = true;

@@ -1,6 +1,6 @@
 import type { Message } from '@lich/core';
 import { describe, expect, it } from 'vitest';
-import { to_openai_messages, to_openai_tools } from './to_openai_messages.js';
+import { to_openai_messages } from './to_openai_messages.js';
 
 const history: Message[] = [
   { role: 'system', content: 'be brief' },
@@ -54,14 +54,5 @@ describe('to_openai_messages', () => {
     const copy = structuredClone(history);
     to_openai_messages(history, 'reasoning');
     expect(history).toEqual(copy);
-  });
-});
-
-describe('to_openai_tools', () => {
-  it('wraps each definition as a function tool', () => {
-    const parameters = { type: 'object', properties: { city: { type: 'string' } } };
-    expect(to_openai_tools([{ name: 'weather', description: 'look up', parameters }])).toEqual([
-      { type: 'function', function: { name: 'weather', description: 'look up', parameters } },
-    ]);
   });
 });

@@ -1,5 +1,5 @@
-import type { Message, ToolDefinition } from '@lich/core';
-import type { OpenAiMessage, OpenAiTool } from './openai_api.js';
+import type { Message } from '@lich/core';
+import type { OpenAiMessage } from './openai_api.js';
 
 /** Which field, if any, carries an assistant's reasoning back to the server. */
 export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
@@ -46,12 +46,4 @@ export function to_openai_messages(
     }
   }
   return result;
-}
-
-/** Maps Lich tool definitions to the `tools` array. Never throws. */
-export function to_openai_tools(tools: readonly ToolDefinition[]): OpenAiTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
 }

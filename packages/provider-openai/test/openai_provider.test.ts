@@ -1,71 +1,49 @@
-import type { ChatDelta, ChatOptions, Message, ToolDefinition } from '@lich/core';
+import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
-import { type FakeServer, start_openai_server } from '@lich/testkit';
+import {
+  type ContractConfig,
+  type FakeServer,
+  provider_contract_suite,
+  start_openai_server,
+  WEATHER_TOOL,
+} from '@lich/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create_openai_provider, OPENAI_COMPAT_KIND } from '../src/index.js';
 
-let server: FakeServer;
+const openai = provider_contract_suite({
+  format: 'openai',
+  kind: OPENAI_COMPAT_KIND,
+  create: (config: Partial<ProviderConfig> & ContractConfig) =>
+    create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-test',
+      api_key: 'sk-test',
+      ...config,
+    }),
+  no_stream_options: { stream: false },
+});
+
+/** OpenRouter names the reasoning field `reasoning`. */
 let openrouter: FakeServer;
 
 beforeAll(async () => {
-  server = await start_openai_server();
   openrouter = await start_openai_server({ reasoning_field: 'reasoning' });
 });
 
 afterAll(async () => {
-  await server.close();
   await openrouter.close();
 });
 
-const TOOLS: ToolDefinition[] = [
-  {
-    name: 'weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
-
-function provider(overrides: Partial<ProviderConfig> = {}, target = server) {
-  return create_openai_provider({
-    kind: OPENAI_COMPAT_KIND,
-    model: 'gpt-test',
-    base_url: target.base_url,
-    api_key: 'sk-test',
-    ...overrides,
-  });
-}
-
-async function chat(
-  messages: Message[],
-  options: ChatOptions & {
-    config?: Partial<ProviderConfig>;
-    target?: FakeServer;
-    tools?: ToolDefinition[];
-  } = {},
-) {
-  const deltas: ChatDelta[] = [];
-  const result = await provider(options.config, options.target).chat(
-    messages,
-    options.tools ?? [],
-    {
-      on_delta: (delta) => deltas.push(delta),
-      ...options,
-    },
-  );
-  const target = options.target ?? server;
-  return { result, deltas, request: target.requests[target.requests.length - 1] };
-}
-
 const USER: Message[] = [{ role: 'user', content: 'hi' }];
 
-describe('create_openai_provider against the fake server', () => {
+describe('create_openai_provider: the OpenAI mapping (the rest is the contract suite)', () => {
   it('streams text, sends auth and the mapped request, and reads usage', async () => {
-    server.enqueue({
+    openai.server.enqueue({
       text: 'Hello there, wörld 🙂',
       chunk_chars: 3,
       usage: { input_tokens: 30, output_tokens: 7, cache_read_tokens: 12 },
     });
-    const { result, deltas, request } = await chat(
+    const { result, deltas, request } = await openai.chat(
       [{ role: 'system', content: 'be brief' }, ...USER],
       { config: { max_tokens: 256, temperature: 0.2, headers: { 'x-extra': '1' } } },
     );
@@ -95,16 +73,9 @@ describe('create_openai_provider against the fake server', () => {
     });
   });
 
-  it('answers without streaming when options.stream is false', async () => {
-    server.enqueue({
-      text: 'plain answer',
-      reasoning: 'short thought',
-      usage: { input_tokens: 4, output_tokens: 2 },
-    });
-    const { result, deltas, request } = await chat(USER, {
-      config: { options: { stream: false } },
-    });
-    expect(deltas).toEqual([]);
+  it('asks for no stream_options when it does not stream, and reads reasoning from the body', async () => {
+    openai.server.enqueue({ text: 'plain answer', reasoning: 'short thought' });
+    const { result, request } = await openai.chat(USER, { config: { options: { stream: false } } });
     expect(request?.body).toMatchObject({ stream: false });
     expect(request?.body).not.toHaveProperty('stream_options');
     expect(result.message).toEqual({
@@ -112,18 +83,17 @@ describe('create_openai_provider against the fake server', () => {
       content: 'plain answer',
       reasoning: 'short thought',
     });
-    expect(result.usage).toEqual({ input_tokens: 4, output_tokens: 2 });
   });
 
   it('joins parallel tool calls whose arguments arrive in pieces, and sends tools', async () => {
-    server.enqueue({
+    openai.server.enqueue({
       tool_calls: [
         { id: 'call_a', name: 'weather', arguments: { city: 'Oslo', unit: 'celsius' } },
         { id: 'call_b', name: 'weather', arguments: '{"city":"Rome"}' },
       ],
       argument_pieces: 5,
     });
-    const { result, deltas, request } = await chat(USER, { tools: TOOLS });
+    const { result, deltas, request } = await openai.chat(USER, { tools: [WEATHER_TOOL] });
     expect(deltas).toEqual([]);
     expect(result.finish_reason).toBe('tool_calls');
     expect(result.message.tool_calls).toEqual([
@@ -137,7 +107,7 @@ describe('create_openai_provider against the fake server', () => {
           function: {
             name: 'weather',
             description: 'Current weather',
-            parameters: TOOLS[0]?.parameters,
+            parameters: WEATHER_TOOL.parameters,
           },
         },
       ],
@@ -145,7 +115,7 @@ describe('create_openai_provider against the fake server', () => {
   });
 
   it('sends a tool-using history in the wire shape', async () => {
-    server.enqueue({ text: 'Oslo is cold.' });
+    openai.server.enqueue({ text: 'Oslo is cold.' });
     const history: Message[] = [
       ...USER,
       {
@@ -160,8 +130,8 @@ describe('create_openai_provider against the fake server', () => {
       { role: 'tool', tool_call_id: 'call_a', name: 'weather', content: '-3 C' },
       { role: 'tool', tool_call_id: 'call_b', name: 'weather', content: 'failed', is_error: true },
     ];
-    const { request } = await chat(history, {
-      tools: TOOLS,
+    const { request } = await openai.chat(history, {
+      tools: [WEATHER_TOOL],
       config: { options: { send_reasoning: 'reasoning_content' } },
     });
     expect(request?.body).toHaveProperty('messages', [
@@ -188,15 +158,17 @@ describe('create_openai_provider against the fake server', () => {
     ]);
   });
 
-  it('streams reasoning_content and OpenRouter reasoning as reasoning deltas', async () => {
-    server.enqueue({ reasoning: 'Two plus two.', text: '4', usage: { reasoning_tokens: 5 } });
-    const first = await chat(USER);
-    expect(first.deltas[0]).toEqual({ kind: 'reasoning', text: 'Two plus' });
-    expect(first.result.message).toMatchObject({ content: '4', reasoning: 'Two plus two.' });
+  it('reads reasoning_tokens, and OpenRouter reasoning as reasoning deltas', async () => {
+    openai.server.enqueue({
+      reasoning: 'Two plus two.',
+      text: '4',
+      usage: { reasoning_tokens: 5 },
+    });
+    const first = await openai.chat(USER);
     expect(first.result.usage?.reasoning_tokens).toBe(5);
 
     openrouter.enqueue({ reasoning: 'Thinking hard.', text: 'Done' });
-    const second = await chat(USER, { target: openrouter });
+    const second = await openai.chat(USER, { server: openrouter });
     expect(
       second.deltas
         .filter((delta) => delta.kind === 'reasoning')
@@ -207,8 +179,12 @@ describe('create_openai_provider against the fake server', () => {
   });
 
   it('reads recorded streams: parallel tool calls and OpenRouter reasoning', async () => {
-    server.enqueue({ kind: 'replay', fixture: 'openai_parallel_tool_calls.sse', write_bytes: 7 });
-    const tools = await chat(USER);
+    openai.server.enqueue({
+      kind: 'replay',
+      fixture: 'openai_parallel_tool_calls.sse',
+      write_bytes: 7,
+    });
+    const tools = await openai.chat(USER);
     expect(tools.result.finish_reason).toBe('tool_calls');
     expect(
       tools.result.message.tool_calls?.map((call) => [call.name, JSON.parse(call.arguments)]),
@@ -219,8 +195,8 @@ describe('create_openai_provider against the fake server', () => {
     expect(tools.result.usage).toMatchObject({ input_tokens: 88, output_tokens: 52 });
     expect(tools.result.model).toBe('gpt-4o-2024-08-06');
 
-    server.enqueue({ kind: 'replay', fixture: 'openrouter_reasoning.sse' });
-    const reasoning = await chat(USER);
+    openai.server.enqueue({ kind: 'replay', fixture: 'openrouter_reasoning.sse' });
+    const reasoning = await openai.chat(USER);
     expect(reasoning.result.message.reasoning).toBe('The user asks for 2+2. Simple arithmetic: 4.');
     expect(reasoning.result.message.content).toBe('2 + 2 = **4** — façile, n’est-ce pas? 🙂');
     expect(reasoning.result.usage).toEqual({
@@ -231,14 +207,14 @@ describe('create_openai_provider against the fake server', () => {
   });
 
   it('survives a stream written one byte at a time', async () => {
-    server.enqueue({ text: 'añadir 🙂 ok', reasoning: 'ü', write_bytes: 1 });
-    const { result } = await chat(USER);
+    openai.server.enqueue({ text: 'añadir 🙂 ok', reasoning: 'ü', write_bytes: 1 });
+    const { result } = await openai.chat(USER);
     expect(result.message).toMatchObject({ content: 'añadir 🙂 ok', reasoning: 'ü' });
   });
 
   it('honours include_usage, max_tokens_field and extra_body', async () => {
-    server.enqueue({ text: 'x' });
-    const { request } = await chat(USER, {
+    openai.server.enqueue({ text: 'x' });
+    const { request } = await openai.chat(USER, {
       max_tokens: 99,
       config: {
         max_tokens: 5,
@@ -256,5 +232,130 @@ describe('create_openai_provider against the fake server', () => {
       max_completion_tokens: 99,
       reasoning_effort: 'low',
     });
+  });
+});
+
+describe('OpenAI-compatible errors (the rest is the contract suite)', () => {
+  it('maps an error status with the body, request id and retry-after', async () => {
+    openai.server.enqueue({
+      kind: 'status',
+      status: 429,
+      retry_after: 2,
+      message: 'Slow down please.',
+      code: 'rate_limit_exceeded',
+    });
+    const { error } = await openai.failure();
+    expect(error).toMatchObject({
+      kind: 'http',
+      provider: 'openai_compat',
+      model: 'gpt-test',
+      status: 429,
+      code: 'rate_limit_exceeded',
+      provider_message: 'Slow down please.',
+      retry_after_ms: 2000,
+      retryable: true,
+      delivered: false,
+    });
+    expect(error.request_id).toMatch(/^req_/);
+    expect(error.message).toContain(
+      'openai_compat (gpt-test): HTTP 429 rate_limit_exceeded: Slow down please.',
+    );
+  });
+
+  it('does not retry 401, quota errors, or what x-should-retry forbids', async () => {
+    openai.server.enqueue({ kind: 'status', status: 401 });
+    expect((await openai.failure()).error).toMatchObject({
+      status: 401,
+      retryable: false,
+      code: 'invalid_api_key',
+    });
+    openai.server.enqueue({
+      kind: 'status',
+      status: 429,
+      code: 'insufficient_quota',
+      type: 'insufficient_quota',
+    });
+    expect((await openai.failure()).error).toMatchObject({
+      status: 429,
+      code: 'insufficient_quota',
+      retryable: false,
+    });
+    openai.server.enqueue({ kind: 'status', status: 500, should_retry: false });
+    expect((await openai.failure()).error).toMatchObject({ status: 500, retryable: false });
+  });
+
+  it('reads the flat vLLM error body', async () => {
+    openai.server.enqueue({
+      kind: 'status',
+      status: 404,
+      body: {
+        object: 'error',
+        message: 'The model `x` does not exist.',
+        type: 'NotFoundError',
+        param: null,
+        code: 404,
+      },
+    });
+    expect((await openai.failure()).error).toMatchObject({
+      status: 404,
+      code: 'NotFoundError',
+      provider_message: 'The model `x` does not exist.',
+    });
+  });
+
+  it('names the HTML page, and rejects a non-JSON chunk and a malformed SSE line as parse errors', async () => {
+    openai.server.enqueue({ kind: 'html' });
+    expect((await openai.failure()).error.message).toContain('502 Bad Gateway');
+
+    openai.server.enqueue({
+      kind: 'raw',
+      chunks: ['data: {"choices":[{"delta":{"content":"a"}}]}\n\n', 'data: {oops\n\n'],
+    });
+    const chunk = await openai.failure();
+    expect(chunk.error).toMatchObject({ kind: 'parse', delivered: true, retryable: false });
+    expect(chunk.error.message).toContain('{oops');
+    expect(chunk.deltas).toEqual([{ kind: 'text', text: 'a' }]);
+
+    openai.server.enqueue({ kind: 'raw', chunks: ['<html><body>oops</body></html>\n'] });
+    expect((await openai.failure()).error.kind).toBe('parse');
+  });
+
+  it('rejects a tool call with no name', async () => {
+    openai.server.enqueue({
+      kind: 'raw',
+      chunks: [
+        'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"arguments":"{}"}}]}}]}\n\n',
+        'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n',
+        'data: [DONE]\n\n',
+      ],
+    });
+    const { error } = await openai.failure();
+    expect(error.kind).toBe('parse');
+    expect(error.message).toContain('tool call 0 has no function name');
+  });
+
+  it("names [DONE] for an unterminated stream; an error chunk keeps the API's words", async () => {
+    openai.server.enqueue({ text: 'partial answer', unterminated: true });
+    expect((await openai.failure()).error.message).toContain('[DONE]');
+    openai.server.enqueue({ text: 'Hi', error_event: { message: 'upstream died' } });
+    expect((await openai.failure()).error).toMatchObject({
+      kind: 'stream',
+      provider_message: 'upstream died',
+      retryable: true,
+    });
+  });
+
+  it('reports a reset connection as a network error', async () => {
+    openai.server.enqueue({ kind: 'reset' });
+    expect((await openai.failure()).error).toMatchObject({ kind: 'network', retryable: true });
+  });
+
+  it('refuses a bad base URL or option when built', () => {
+    expect(() =>
+      create_openai_provider({ kind: 'openai_compat', model: 'm', base_url: 'http://' }),
+    ).toThrow(/base_url/);
+    expect(() =>
+      create_openai_provider({ kind: 'openai_compat', model: 'm', options: { stream: 'yes' } }),
+    ).toThrow(/options.stream/);
   });
 });

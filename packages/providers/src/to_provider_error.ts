@@ -1,13 +1,9 @@
+import type { CallContext } from './call_context.js';
 import { ProviderError } from './provider_error.js';
 import { StreamParseError } from './stream_parse_error.js';
 
-/** Who failed, for errors made outside a provider's own mapping. */
-export interface ProviderErrorContext {
-  provider: string;
-  model: string;
-  /** The caller's signal: when it has fired, any failure is reported as `aborted`. */
-  signal?: AbortSignal;
-}
+/** Who failed, and the caller's signal: once it has fired, any failure is reported as `aborted`. */
+export type ProviderErrorContext = CallContext & { signal?: AbortSignal | undefined };
 
 function is_abort_error(error: unknown): boolean {
   return (

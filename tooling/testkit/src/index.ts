@@ -21,6 +21,18 @@ export {
 export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
 export { render_ollama } from './ollama_render.js';
 export { render_openai } from './openai_render.js';
+export { type ProviderContractSpec, provider_contract_suite } from './provider_contract.js';
+export {
+  type ContractConfig,
+  type ContractProvider,
+  HARNESS_USER,
+  type HarnessCallOptions,
+  type HarnessError,
+  type HarnessSpec,
+  type ProviderHarness,
+  provider_harness,
+  WEATHER_TOOL,
+} from './provider_harness.js';
 export {
   type RecordedToolCall,
   type RecordingToolRunner,

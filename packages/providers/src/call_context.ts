@@ -1,0 +1,7 @@
+/** Who is being called: named in every `ProviderError` and in the `ChatResult`. */
+export interface CallContext {
+  /** The provider kind (`openai_compat`, `anthropic`, …), unless a wrapper says otherwise. */
+  provider: string;
+  /** The configured model. */
+  model: string;
+}

@@ -1,0 +1,156 @@
+import type { ChatDelta, ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
+import type { CallContext } from './call_context.js';
+import type { ErrorExtractor } from './error_body.js';
+import { post_json } from './post_json.js';
+import type { LLMProvider, ProviderConfig } from './provider.js';
+import { read_ndjson } from './read_ndjson.js';
+import { read_sse } from './read_sse.js';
+import type { SseChunk, StreamState } from './stream_state.js';
+import { to_provider_error } from './to_provider_error.js';
+
+/** How the answer is framed when it streams, and the state that reads one chunk at a time. */
+export type ChatFraming =
+  | {
+      framing: 'sse';
+      stream_state: (on_delta?: (delta: ChatDelta) => void) => StreamState<SseChunk>;
+    }
+  | {
+      framing: 'ndjson';
+      stream_state: (on_delta?: (delta: ChatDelta) => void) => StreamState<unknown>;
+    };
+
+/** One model call over HTTP, as a provider package describes it. */
+export type ChatCall = ChatFraming & {
+  url: string;
+  /** The request body (the provider's wire format). */
+  body: unknown;
+  context: CallContext;
+  headers?: Record<string, string>;
+  idle_timeout_ms?: number;
+  /** Whether `body` asked for a stream. */
+  stream: boolean;
+  /** Maps a whole JSON answer (a non-streaming call, or a server that answered with JSON). */
+  from_json: (body: unknown) => ChatResult;
+  /** Reads the provider's error body (default: `default_extract_error`). */
+  extract_error?: ErrorExtractor;
+};
+
+/**
+ * Makes one model call: posts the body, then maps a JSON answer with `from_json` or reads the
+ * stream (`sse` or `ndjson`) through a fresh `stream_state`, stopping at its final event.
+ *
+ * Contract:
+ * - exactly one HTTP request; never retries (the router does);
+ * - rejects only with a `ProviderError`: `post_json` maps statuses, network failures, idle
+ *   timeouts and aborts; anything the readers or the mapping throw goes through
+ *   `to_provider_error`; `delivered` is set when a delta had reached `options.on_delta`;
+ * - rejects promptly with kind `aborted` when `options.signal` fires.
+ */
+export async function send_chat(call: ChatCall, options: ChatOptions = {}): Promise<ChatResult> {
+  const { context } = call;
+  const { signal } = options;
+  let state: { readonly delivered: boolean } | undefined;
+  try {
+    const response = await post_json(call.url, call.body, {
+      ...context,
+      headers: call.headers,
+      signal,
+      idle_timeout_ms: call.idle_timeout_ms,
+      extract_error: call.extract_error,
+    });
+    if (!call.stream || /application\/json/i.test(response.content_type)) {
+      return call.from_json(await response.json());
+    }
+    if (call.framing === 'sse') {
+      const sse = call.stream_state(options.on_delta);
+      state = sse;
+      for await (const event of read_sse(response.body, { signal })) {
+        sse.push(event);
+        if (sse.done) break;
+      }
+      return sse.result();
+    }
+    const ndjson = call.stream_state(options.on_delta);
+    state = ndjson;
+    for await (const value of read_ndjson(response.body, { signal })) {
+      ndjson.push(value);
+      if (ndjson.done) break;
+    }
+    return ndjson.result();
+  } catch (error) {
+    const failure = to_provider_error(error, { ...context, signal });
+    throw failure.with_delivered(state?.delivered ?? false);
+  }
+}
+
+/** What a provider package supplies: its wire mapping, nothing of the HTTP call. */
+export type ProviderWire<Settings extends { url: string; headers: Record<string, string> }> = (
+  | {
+      framing: 'sse';
+      stream_state: (
+        context: CallContext,
+        on_delta?: (delta: ChatDelta) => void,
+      ) => StreamState<SseChunk>;
+    }
+  | {
+      framing: 'ndjson';
+      stream_state: (
+        context: CallContext,
+        on_delta?: (delta: ChatDelta) => void,
+      ) => StreamState<unknown>;
+    }
+) & {
+  kind: string;
+  /** The checked `config.options`, with the request URL and headers; read once, in the factory. */
+  settings: Settings;
+  /** The request body of one call; `stream` says whether it asks for a stream. */
+  build_request: (
+    config: ProviderConfig,
+    settings: Settings,
+    messages: readonly Message[],
+    tools: readonly ToolDefinition[],
+    max_tokens: number | undefined,
+  ) => { stream: boolean };
+  /** Maps a whole JSON answer. */
+  from_json: (body: unknown, context: CallContext) => ChatResult;
+  extract_error?: ErrorExtractor;
+};
+
+/**
+ * Builds an `LLMProvider` from a provider package's wire mapping: each `chat` builds the request
+ * body and makes the call through `send_chat`.
+ *
+ * Contract: does no I/O; `chat` keeps the contract of `send_chat` (exactly one request, never a
+ * retry, rejects only with a `ProviderError` naming `wire.kind` and the model, `delivered` set
+ * once a delta reached `on_delta`, kind `aborted` promptly when the signal fires).
+ */
+export function create_http_provider<
+  Settings extends { url: string; headers: Record<string, string> },
+>(config: ProviderConfig, wire: ProviderWire<Settings>): LLMProvider {
+  const context: CallContext = { provider: wire.kind, model: config.model };
+  const framing: ChatFraming =
+    wire.framing === 'sse'
+      ? { framing: 'sse', stream_state: (on_delta) => wire.stream_state(context, on_delta) }
+      : { framing: 'ndjson', stream_state: (on_delta) => wire.stream_state(context, on_delta) };
+  return {
+    kind: wire.kind,
+    model: config.model,
+    chat: (messages, tools, options = {}) => {
+      const body = wire.build_request(config, wire.settings, messages, tools, options.max_tokens);
+      return send_chat(
+        {
+          ...framing,
+          url: wire.settings.url,
+          body,
+          context,
+          headers: wire.settings.headers,
+          idle_timeout_ms: config.idle_timeout_ms,
+          stream: body.stream,
+          from_json: (answer) => wire.from_json(answer, context),
+          extract_error: wire.extract_error,
+        },
+        options,
+      );
+    },
+  };
+}
