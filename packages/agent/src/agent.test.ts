@@ -32,6 +32,30 @@ async function session_records(path: string): Promise<Record<string, unknown>[]>
 }
 
 describe('Agent.run', () => {
+  it('offers the model the builtins in DESIGN order, whatever order their modules loaded in', async () => {
+    const chat = fake_chat([{ text: 'ok' }]);
+    const agent = new Agent({ config: make_config({ work_dir }), chat, lich_version: '9.9.9' });
+    await agent.run({ input: 'hi' });
+    expect(chat.calls[0]?.tools.map((tool) => tool.name).slice(0, 8)).toEqual([
+      'read_file',
+      'write_file',
+      'edit_file',
+      'list_dir',
+      'glob',
+      'grep',
+      'terminal',
+      'run_tests',
+    ]);
+    const some = new Agent({
+      config: make_config({ work_dir, tools_enabled: ['run_tests', 'glob', 'read_file'] }),
+      chat: fake_chat([{ text: 'ok' }]),
+      lich_version: '9.9.9',
+    });
+    expect(some.registry.names()).toEqual(['read_file', 'glob', 'run_tests']);
+    await agent.close();
+    await some.close();
+  });
+
   it('runs a tool call then answers, sums usage and records the session', async () => {
     const chat = fake_chat([
       {

@@ -21,13 +21,7 @@ import {
   type SessionRecorder,
   SessionStore,
 } from '@lich/session';
-import {
-  BUILTIN_TOOLS,
-  register_builtins,
-  type Tool,
-  ToolExecutor,
-  ToolRegistry,
-} from '@lich/tools';
+import { BUILTIN_TOOLS, builtin_names, type Tool, ToolExecutor, ToolRegistry } from '@lich/tools';
 import { collect_usage } from './collect_usage.js';
 import { user_config_path } from './config_file.js';
 import type { AgentConfig, ProviderEntry } from './config_schema.js';
@@ -182,12 +176,17 @@ export class Agent {
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
     if (allowed === undefined || allowed.length > 0) {
+      // builtins in BUILTIN_ORDER (never module load order); an extra tool of a builtin's name
+      // takes its place
       const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
       for (const name of BUILTIN_TOOLS.keys()) {
         if (!tool_allowed(name, allowed, disabled)) continue;
         const replacement = extra.get(name);
         if (replacement === undefined) register_builtins(this.registry, [name]);
         else this.registry.register(replacement);
+      for (const name of builtin_names()) {
+        if (!tool_allowed(name, allowed)) continue;
+        this.registry.register(extra.get(name) ?? (BUILTIN_TOOLS.get(name) as Tool<unknown>));
       }
       for (const tool of options.tools ?? []) {
         this.#known_tools.add(tool.name);

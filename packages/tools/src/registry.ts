@@ -138,8 +138,9 @@ export function define_builtin<Args>(tool: Tool<Args>): Tool<Args> {
 }
 
 /**
- * The order builtins are shown to the model in (DESIGN.md's); builtins not listed follow in the
- * order their modules were loaded. A stable order keeps provider prompt caches warm.
+ * The order builtins are offered to the model in (DESIGN.md's), whatever order their modules load
+ * in. A builtin not listed here follows the listed ones, by name, so adding one still touches no
+ * orchestrator and the order stays the same on every run (which keeps provider prompt caches warm).
  */
 export const BUILTIN_ORDER: readonly string[] = [
   'read_file',
@@ -152,27 +153,23 @@ export const BUILTIN_ORDER: readonly string[] = [
   'run_tests',
 ];
 
-/** The names of the builtins defined so far, in `BUILTIN_ORDER` first. */
+/** The names of the builtins defined so far: `BUILTIN_ORDER` first, then the others by name. */
 export function builtin_names(): string[] {
   const known = BUILTIN_ORDER.filter((name) => BUILTIN_TOOLS.has(name));
-  const rest = [...BUILTIN_TOOLS.keys()].filter((name) => !BUILTIN_ORDER.includes(name));
+  const rest = [...BUILTIN_TOOLS.keys()].filter((name) => !BUILTIN_ORDER.includes(name)).sort();
   return [...known, ...rest];
 }
 
 /**
- * Registers the builtin tools into `registry`: all of them (in `builtin_names()` order), or the
- * ones named in `names` (in that order). Throws a `ToolRegistryError` for a name that is not a builtin (listing the builtins) or
- * that the registry already holds.
+ * Registers builtin tools into `registry` in `builtin_names()` order: all of them, or those whose
+ * names `keep` accepts. Throws a `ToolRegistryError` for a builtin the registry already holds.
  */
-export function register_builtins(registry: ToolRegistry, names?: readonly string[]): void {
-  const chosen = names ?? builtin_names();
-  for (const name of chosen) {
-    const tool = BUILTIN_TOOLS.get(name);
-    if (tool === undefined) {
-      throw new ToolRegistryError(
-        `unknown builtin tool '${name}'; builtins: ${[...BUILTIN_TOOLS.keys()].join(', ')}`,
-      );
-    }
-    registry.register(tool);
+export function register_builtins(
+  registry: ToolRegistry,
+  keep: (name: string) => boolean = () => true,
+): void {
+  for (const name of builtin_names()) {
+    if (!keep(name)) continue;
+    registry.register(BUILTIN_TOOLS.get(name) as Tool<unknown>);
   }
 }
