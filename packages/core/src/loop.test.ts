@@ -4,6 +4,7 @@ import {
   deferred,
   definitions,
   history_problems,
+  next_turn,
   queued_chat,
   recorded_emitter,
   recording_runner,
@@ -106,14 +107,28 @@ describe('run_conversation', () => {
       call_tools(['1', 'slow', {}], ['2', 'fast', {}], ['3', 'fast', {}]),
       reply('done'),
     ]);
-    const runner = recording_runner({ slow: () => slow.promise, fast: () => 'quick' });
+    const all_started = deferred();
+    const started = () => {
+      if (runner.runs.length === 3) all_started.resolve();
+    };
+    const runner = recording_runner({
+      slow: () => {
+        started();
+        return slow.promise;
+      },
+      fast: () => {
+        started();
+        return 'quick';
+      },
+    });
     const { emitter, events } = recorded_emitter();
     const running = run_conversation(
       { chat, tools: runner, definitions: definitions('slow', 'fast'), emitter },
       ASK,
       { max_turns: 3 },
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await all_started.promise;
+    await next_turn();
     // every call started while the first is still running; none was appended before it
     expect(runner.runs.map((run) => run.name)).toEqual(['slow', 'fast', 'fast']);
     expect(events.some((event) => event.type === 'tool_call_end')).toBe(false);
@@ -151,7 +166,7 @@ describe('run_conversation', () => {
     ]);
     const chat = queued_chat([call_tools(...many), reply('done')]);
     const runner = recording_runner({
-      wait: () => new Promise((resolve) => setTimeout(() => resolve('ok'), 2)),
+      wait: () => next_turn().then(() => 'ok'),
     });
     const outcome = await run_conversation(
       { chat, tools: runner, definitions: definitions('wait') },
@@ -166,14 +181,22 @@ describe('run_conversation', () => {
   it('runs the calls one after another when parallel_tools is false', async () => {
     const first = deferred<string>();
     const chat = queued_chat([call_tools(['1', 'wait', {}], ['2', 'wait', {}]), reply('done')]);
+    const first_started = deferred();
     let calls = 0;
-    const runner = recording_runner({ wait: () => (++calls === 1 ? first.promise : 'second') });
+    const runner = recording_runner({
+      wait: () => {
+        if (++calls > 1) return 'second';
+        first_started.resolve();
+        return first.promise;
+      },
+    });
     const running = run_conversation(
       { chat, tools: runner, definitions: definitions('wait') },
       ASK,
       { max_turns: 3, parallel_tools: false },
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await first_started.promise;
+    await next_turn();
     expect(runner.runs).toHaveLength(1);
     first.resolve('first');
     const outcome = await running;
@@ -222,14 +245,20 @@ describe('run_conversation', () => {
 
     it('ends with stopped_reason aborted when aborted during a chat call', async () => {
       const controller = new AbortController();
-      const chat = queued_chat([(_m, _t, options) => until_abort(options?.signal)]);
+      const chat_started = deferred();
+      const chat = queued_chat([
+        (_m, _t, options) => {
+          chat_started.resolve();
+          return until_abort(options?.signal);
+        },
+      ]);
       const { emitter, events } = recorded_emitter();
       const running = run_conversation(
         { chat, tools: recording_runner(), definitions: [], emitter },
         ASK,
         { max_turns: 2, signal: controller.signal },
       );
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await chat_started.promise;
       controller.abort();
       const outcome = await running;
       expect(outcome).toMatchObject({ stopped_reason: 'aborted', final: null, turns_used: 1 });
@@ -240,12 +269,16 @@ describe('run_conversation', () => {
     it('does not wait for a ChatFn that ignores the signal', async () => {
       const controller = new AbortController();
       const never = deferred<never>();
-      const chat = queued_chat([() => never.promise]);
+      const chat = queued_chat([
+        () => {
+          queueMicrotask(() => controller.abort());
+          return never.promise;
+        },
+      ]);
       const running = run_conversation({ chat, tools: recording_runner(), definitions: [] }, ASK, {
         max_turns: 2,
         signal: controller.signal,
       });
-      setTimeout(() => controller.abort(), 5);
       expect((await running).stopped_reason).toBe('aborted');
     });
 
@@ -255,16 +288,28 @@ describe('run_conversation', () => {
         call_tools(['done', 'quick', {}], ['hang', 'hang', {}], ['late', 'quick', {}]),
         reply('never asked'),
       ]);
+      const three_started = deferred();
+      const started = () => {
+        if (runner.runs.length === 3) three_started.resolve();
+      };
       const runner = recording_runner({
-        quick: () => 'fine',
-        hang: () => new Promise(() => {}), // ignores its signal on purpose
+        quick: () => {
+          started();
+          return 'fine';
+        },
+        hang: () => {
+          started();
+          return new Promise(() => {}); // ignores its signal on purpose
+        },
       });
       const running = run_conversation(
         { chat, tools: runner, definitions: definitions('quick', 'hang') },
         ASK,
         { max_turns: 3, signal: controller.signal },
       );
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // all three started; the two quick ones have answered, only the hanging one still runs
+      await three_started.promise;
+      await next_turn();
       controller.abort();
       const outcome = await running;
       expect(outcome.stopped_reason).toBe('aborted');
@@ -781,7 +826,7 @@ describe('run_conversation', () => {
       const controller = new AbortController();
       const chat = queued_chat([
         (_m, _t, options) => {
-          setTimeout(() => controller.abort(), 1);
+          queueMicrotask(() => controller.abort());
           return until_abort(options?.signal);
         },
       ]);

@@ -123,6 +123,11 @@ export function recorded_emitter(): {
   return { emitter, events, types: () => events.map((event) => event.type) };
 }
 
+/** A promise that settles after the work already queued (I/O callbacks, timers due) has run. */
+export function next_turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A promise with its resolve function outside. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
