@@ -1,3 +1,4 @@
+export { nearest_word } from '@lich/tools';
 export {
   Agent,
   type AgentOptions,
@@ -77,7 +78,6 @@ export { DEFAULT_RING_BYTES, DEFAULT_RING_EVENTS, EventRing } from './event_ring
 export { type JsoncScan, MAX_JSON_DEPTH, scan_jsonc } from './jsonc.js';
 export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
 export { chain_for_model, model_label } from './model_chain.js';
-export { nearest_word } from './nearest_word.js';
 export {
   type Approver,
   create_permission_gate,

@@ -1,5 +1,5 @@
+import { nearest_word } from '@lich/tools';
 import { z } from 'zod';
-import { nearest_word } from './nearest_word.js';
 
 /** A key a schema does not know, with the nearest key it does know (a likely typo). */
 export interface UnknownKey {

@@ -31,6 +31,7 @@ export type {
 export { AgentEmitter } from './events.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
 export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
+export { one_line } from './one_line.js';
 export type { AbortLatch, RaceOutcome } from './race_abort.js';
 export { abort_latch, race_abort } from './race_abort.js';
 export { seed_system_prompt } from './seed_system_prompt.js';

@@ -2,8 +2,9 @@
  * One MCP server, kept usable: started on demand, its tools listed and followed, its calls mapped
  * to tool outputs, and brought back with backoff after it dies.
  */
+import { setTimeout as wait_for } from 'node:timers/promises';
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { backoff_ms, sleep } from './backoff.js';
+import { backoff_ms } from './backoff.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, type McpCallOutput, map_call_result } from './call_result.js';
 import { DEFAULT_MCP_TIMEOUT_MS, is_stdio_server, type McpServerConfig } from './catalog.js';
 import { client_info } from './client_info.js';
@@ -248,7 +249,7 @@ export class McpConnection {
           ),
         };
       }
-      if (wait > 0 && !(await sleep(wait, signal))) {
+      if (wait > 0 && !(await wait_for(wait, true, { signal }).catch(() => false))) {
         return {
           ok: false,
           error: `the call was aborted while MCP server '${this.name}' was down`,

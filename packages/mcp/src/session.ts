@@ -2,8 +2,8 @@
  * One life of a server: an SDK client on one transport, what went wrong on it, and its end.
  * A restart makes a new session; the connection keeps only the current one.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, ProtocolError } from '@modelcontextprotocol/client';
-import { sleep } from './backoff.js';
 
 /** How long closing waits for an HTTP server to end its session. */
 const TERMINATE_WAIT_MS = 1_000;

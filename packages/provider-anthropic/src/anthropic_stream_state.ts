@@ -1,11 +1,6 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import {
-  type CallContext,
-  excerpt,
-  ProviderError,
-  type SseChunk,
-  type StreamState,
-} from '@lich/providers';
+import { one_line } from '@lich/core';
+import { type CallContext, ProviderError, type SseChunk, type StreamState } from '@lich/providers';
 import type { AnthropicEvent, AnthropicResponseBlock, AnthropicUsage } from './anthropic_api.js';
 import { type AnthropicTurnBlock, build_anthropic_result } from './anthropic_result.js';
 import { is_retryable_anthropic_type, read_anthropic_error } from './read_anthropic_error.js';
@@ -52,10 +47,10 @@ export class AnthropicStreamState implements StreamState<SseChunk> {
     try {
       event = JSON.parse(data) as AnthropicEvent;
     } catch (error) {
-      throw this.error('parse', `a stream event is not JSON: ${excerpt(data, 120)}`, error);
+      throw this.error('parse', `a stream event is not JSON: ${one_line(data, 120)}`, error);
     }
     if (typeof event !== 'object' || event === null) {
-      throw this.error('parse', `a stream event is not an object: ${excerpt(data, 120)}`);
+      throw this.error('parse', `a stream event is not an object: ${one_line(data, 120)}`);
     }
     // An unnamed SSE event is `message`; the data's own `type` names it then.
     const type = event_name && event_name !== 'message' ? event_name : event.type;

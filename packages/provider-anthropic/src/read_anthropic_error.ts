@@ -1,4 +1,4 @@
-import { excerpt } from '@lich/providers';
+import { one_line } from '@lich/core';
 import type { AnthropicErrorBody } from './anthropic_api.js';
 
 /** A provider message longer than this is cut. */
@@ -33,23 +33,23 @@ export function read_anthropic_error(body: unknown): AnthropicErrorInfo {
     try {
       return read_anthropic_error(JSON.parse(text) as unknown);
     } catch {
-      return { provider_message: excerpt(text, MESSAGE_CHARS) };
+      return { provider_message: one_line(text, MESSAGE_CHARS) };
     }
   }
   if (typeof body !== 'object' || body === null) return {};
   const record = body as AnthropicErrorBody;
   const info: AnthropicErrorInfo = {};
   if (typeof record.error === 'string')
-    info.provider_message = excerpt(record.error, MESSAGE_CHARS);
+    info.provider_message = one_line(record.error, MESSAGE_CHARS);
   else if (typeof record.error === 'object' && record.error !== null) {
     if (typeof record.error.message === 'string' && record.error.message !== '') {
-      info.provider_message = excerpt(record.error.message, MESSAGE_CHARS);
+      info.provider_message = one_line(record.error.message, MESSAGE_CHARS);
     }
     if (typeof record.error.type === 'string' && record.error.type !== '') {
       info.code = record.error.type;
     }
   } else if (typeof record.message === 'string' && record.message !== '') {
-    info.provider_message = excerpt(record.message, MESSAGE_CHARS);
+    info.provider_message = one_line(record.message, MESSAGE_CHARS);
   }
   if (typeof record.request_id === 'string' && record.request_id !== '') {
     info.request_id = record.request_id;

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatDelta, ChatResult, ToolCall, Usage } from '@lich/core';
-import { type CallContext, excerpt, ProviderError, type StreamState } from '@lich/providers';
+import { one_line } from '@lich/core';
+import { type CallContext, ProviderError, type StreamState } from '@lich/providers';
 import { map_ollama_done_reason } from './map_ollama_done_reason.js';
 import type { OllamaChunk, OllamaResponseToolCall } from './ollama_api.js';
 
@@ -41,7 +42,7 @@ export class OllamaStreamState implements StreamState<unknown> {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw this.error('parse', `a stream line is not JSON: ${excerpt(line, 120)}`, error);
+      throw this.error('parse', `a stream line is not JSON: ${one_line(line, 120)}`, error);
     }
     this.push(value);
   }
@@ -51,7 +52,7 @@ export class OllamaStreamState implements StreamState<unknown> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw this.error(
         'parse',
-        `a stream line is not an object: ${excerpt(JSON.stringify(value), 120)}`,
+        `a stream line is not an object: ${one_line(JSON.stringify(value), 120)}`,
       );
     }
     const chunk = value as OllamaChunk;
@@ -60,7 +61,7 @@ export class OllamaStreamState implements StreamState<unknown> {
       throw new ProviderError({
         kind: 'stream',
         ...this.context,
-        provider_message: text ? excerpt(text, 300) : 'unknown error',
+        provider_message: text ? one_line(text, 300) : 'unknown error',
         delivered: this.delivered,
       });
     }

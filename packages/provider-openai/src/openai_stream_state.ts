@@ -1,11 +1,6 @@
 import type { ChatDelta, ChatResult } from '@lich/core';
-import {
-  type CallContext,
-  excerpt,
-  ProviderError,
-  type SseChunk,
-  type StreamState,
-} from '@lich/providers';
+import { one_line } from '@lich/core';
+import { type CallContext, ProviderError, type SseChunk, type StreamState } from '@lich/providers';
 import { arguments_text, type ToolCallSlot } from './collect_tool_calls.js';
 import { pick_reasoning } from './from_openai_response.js';
 import type { OpenAiChunk, OpenAiToolCallDelta, OpenAiUsage } from './openai_api.js';
@@ -53,10 +48,10 @@ export class OpenAiStreamState implements StreamState<SseChunk> {
     try {
       chunk = JSON.parse(trimmed) as OpenAiChunk;
     } catch (error) {
-      throw this.error('parse', `a stream chunk is not JSON: ${excerpt(trimmed, 120)}`, error);
+      throw this.error('parse', `a stream chunk is not JSON: ${one_line(trimmed, 120)}`, error);
     }
     if (typeof chunk !== 'object' || chunk === null) {
-      throw this.error('parse', `a stream chunk is not an object: ${excerpt(trimmed, 120)}`);
+      throw this.error('parse', `a stream chunk is not an object: ${one_line(trimmed, 120)}`);
     }
     if (chunk.error !== undefined && chunk.error !== null) throw this.chunk_error(chunk);
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;

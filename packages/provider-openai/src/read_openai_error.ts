@@ -1,4 +1,4 @@
-import { excerpt } from '@lich/providers';
+import { one_line } from '@lich/core';
 import type { OpenAiErrorBody, OpenAiErrorDetail } from './openai_api.js';
 
 /** A provider message longer than this is cut. */
@@ -27,18 +27,18 @@ export function read_openai_error(body: unknown): OpenAiErrorInfo {
     try {
       return read_openai_error(JSON.parse(text) as unknown);
     } catch {
-      return { provider_message: excerpt(text, MESSAGE_CHARS) };
+      return { provider_message: one_line(text, MESSAGE_CHARS) };
     }
   }
   if (typeof body !== 'object' || body === null) return {};
   const record = body as OpenAiErrorBody;
   if (typeof record.error === 'string')
-    return { provider_message: excerpt(record.error, MESSAGE_CHARS) };
+    return { provider_message: one_line(record.error, MESSAGE_CHARS) };
   const detail: OpenAiErrorDetail =
     typeof record.error === 'object' && record.error !== null ? record.error : record;
   const info: OpenAiErrorInfo = {};
   if (typeof detail.message === 'string' && detail.message !== '') {
-    info.provider_message = excerpt(detail.message, MESSAGE_CHARS);
+    info.provider_message = one_line(detail.message, MESSAGE_CHARS);
   }
   if (typeof detail.code === 'string' && detail.code !== '') info.code = detail.code;
   else if (typeof detail.type === 'string' && detail.type !== '') info.code = detail.type;

@@ -1,4 +1,4 @@
-import { excerpt } from './excerpt.js';
+import { one_line } from '@lich/core';
 
 /** What a provider's error body says: its message and its error type or code. */
 export interface ErrorBodyInfo {
@@ -23,8 +23,8 @@ function string_field(value: unknown, key: string): string | undefined {
 /** The `<title>` of an HTML page, or its text without tags. */
 export function html_summary(text: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
-  if (title && title.trim() !== '') return excerpt(title);
-  return excerpt(text.replace(/<[^>]*>/g, ' '));
+  if (title && title.trim() !== '') return one_line(title);
+  return one_line(text.replace(/<[^>]*>/g, ' '));
 }
 
 /**
@@ -48,5 +48,5 @@ export const default_extract_error: ErrorExtractor = (body, text) => {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   if (/^<(!doctype|html)/i.test(trimmed)) return { message: html_summary(trimmed) };
-  return { message: excerpt(trimmed) };
+  return { message: one_line(trimmed) };
 };

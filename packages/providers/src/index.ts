@@ -1,4 +1,3 @@
-export { abortable_sleep } from './abortable_sleep.js';
 export type { ByteSource } from './byte_source.js';
 export type { CallContext } from './call_context.js';
 export { type ConfigChecks, config_checks } from './config_checks.js';
@@ -9,7 +8,6 @@ export {
   type ErrorExtractor,
   html_summary,
 } from './error_body.js';
-export { excerpt } from './excerpt.js';
 export { type FunctionTool, to_function_tools } from './function_tools.js';
 export { create_idle_timeout, type IdleTimeout, type IdleTimeoutOptions } from './idle_timeout.js';
 export { parse_tool_arguments } from './parse_tool_arguments.js';

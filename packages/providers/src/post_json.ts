@@ -1,5 +1,5 @@
+import { one_line } from '@lich/core';
 import { default_extract_error, type ErrorExtractor, html_summary } from './error_body.js';
-import { excerpt } from './excerpt.js';
 import { fetch_transport } from './fetch_transport.js';
 import type { HttpExchange } from './http_exchange.js';
 import { create_idle_timeout, type IdleTimeout } from './idle_timeout.js';
@@ -249,7 +249,9 @@ export async function post_json(
       try {
         return JSON.parse(text) as unknown;
       } catch (error) {
-        throw unreadable(new Error(`the answer is not JSON: '${excerpt(text)}'`, { cause: error }));
+        throw unreadable(
+          new Error(`the answer is not JSON: '${one_line(text)}'`, { cause: error }),
+        );
       }
     },
     async cancel() {

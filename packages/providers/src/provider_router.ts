@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type {
   ChatDelta,
   ChatFn,
@@ -6,7 +7,6 @@ import type {
   Message,
   ToolDefinition,
 } from '@lich/core';
-import { abortable_sleep } from './abortable_sleep.js';
 import type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
 import { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
 import { failure_facts, ProviderError } from './provider_error.js';
@@ -55,7 +55,7 @@ export class ProviderRouter {
       if (!(value >= 0)) throw new Error(`ProviderRouter: ${name} must be >= 0, got ${value}`);
     }
     this.#on_event = options.on_event;
-    this.#sleep = options.sleep ?? abortable_sleep;
+    this.#sleep = options.sleep ?? ((ms, signal) => wait(ms, undefined, { signal }));
     for (const [kind, factory] of Object.entries(options.kinds ?? {})) {
       this.register_kind(kind, factory);
     }

@@ -1,4 +1,4 @@
-import { excerpt } from './excerpt.js';
+import { one_line } from '@lich/core';
 
 const MARKER = Symbol.for('lich.stream_parse_error');
 
@@ -13,10 +13,10 @@ export class StreamParseError extends Error {
   readonly line: string;
 
   constructor(message: string, line_number: number, line: string, options?: { cause?: unknown }) {
-    super(`${message} (line ${line_number}: '${excerpt(line)}')`, options);
+    super(`${message} (line ${line_number}: '${one_line(line)}')`, options);
     this.name = 'StreamParseError';
     this.line_number = line_number;
-    this.line = excerpt(line);
+    this.line = one_line(line);
   }
 
   /** True for any `StreamParseError`, including one from another copy of this package. */

@@ -2,6 +2,8 @@
  * `@lich/session`: append-only JSONL transcripts of Lich runs, with a recorder for the loop's
  * events, a crash-tolerant reader, resume, listing, search and Markdown export.
  */
+
+export { one_line } from '@lich/core';
 export { SessionError, type SessionErrorCode } from './errors.js';
 export type { AppendOptions, FsyncMode, SessionHandle } from './handle.js';
 export {
@@ -14,7 +16,6 @@ export {
   TITLE_LIMIT,
 } from './list.js';
 export { export_markdown } from './markdown.js';
-export { one_line } from './one_line.js';
 export {
   type ReadMessagesOptions,
   type ReadSessionOptions,

@@ -1,8 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Usage } from '@lich/core';
-import { empty_usage } from '@lich/core';
+import { empty_usage, one_line } from '@lich/core';
 import { error_text, throw_if_aborted } from './errors.js';
-import { one_line } from './one_line.js';
 import type { SessionRecord } from './records.js';
 import { read_session_ids, session_file } from './session_files.js';
 import { validate_record } from './validate_record.js';

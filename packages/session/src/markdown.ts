@@ -1,5 +1,5 @@
 import type { Message, Usage } from '@lich/core';
-import { one_line } from './one_line.js';
+import { one_line } from '@lich/core';
 import { type ReadSessionOptions, read_session } from './reader.js';
 import type { SessionRecord } from './records.js';
 

@@ -10,10 +10,9 @@ import type {
   ToolCallEndEvent,
   Usage,
 } from '@lich/core';
-import { add_usage, empty_usage } from '@lich/core';
+import { add_usage, empty_usage, one_line } from '@lich/core';
 import { error_text } from './errors.js';
 import type { SessionHandle } from './handle.js';
-import { one_line } from './one_line.js';
 import type { SessionRecordInput } from './records.js';
 import { common_prefix, same_message } from './same_message.js';
 

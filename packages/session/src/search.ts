@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Message } from '@lich/core';
+import { one_line } from '@lich/core';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
-import { one_line } from './one_line.js';
 import { read_session_ids, session_file } from './session_files.js';
 import { validate_record } from './validate_record.js';
 

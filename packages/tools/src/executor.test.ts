@@ -1,7 +1,7 @@
 import type { Tool, ToolRunContext } from '@lich/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { nearest_names, ToolExecutor } from './executor.js';
+import { ToolExecutor } from './executor.js';
 import { ToolRegistry } from './registry.js';
 
 function setup(
@@ -260,15 +260,5 @@ describe('ToolExecutor', () => {
     const result = await executor.execute('echo', { text: 'a' });
     expect(result.ok).toBe(false);
     expect(result.output).toContain("'text': expected string");
-  });
-});
-
-describe('nearest_names', () => {
-  it('finds names by edit distance or containment', () => {
-    const names = ['read_file', 'write_file', 'edit_file', 'grep', 'glob'];
-    expect(nearest_names('readfile', names)).toEqual(['read_file']);
-    expect(nearest_names('gerp', names)).toContain('grep');
-    expect(nearest_names('file', names).length).toBeGreaterThan(0);
-    expect(nearest_names('zzzzzzzz', names)).toEqual([]);
   });
 });

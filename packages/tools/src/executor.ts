@@ -7,7 +7,7 @@ import type {
   ToolRunner,
 } from '@lich/core';
 import { truncate_text } from '@lich/core';
-import { edit_distance } from './edit_distance.js';
+import { nearest_names } from './nearest_names.js';
 import type { ToolRegistry } from './registry.js';
 import { parse_arguments } from './schema.js';
 
@@ -308,21 +308,4 @@ function from_output(output: ToolOutput): Omit<ToolResult, 'duration_ms'> {
   if (output.error !== undefined) result.error = String(output.error);
   else if (!result.ok) result.error = result.output.split('\n', 1)[0] || 'failed';
   return result;
-}
-
-/** Up to three registered names closest to `name` (edit distance, or one containing the other). */
-export function nearest_names(name: string, names: readonly string[]): string[] {
-  const wanted = name.toLowerCase();
-  const scored: Array<{ name: string; score: number }> = [];
-  for (const candidate of names) {
-    const lowered = candidate.toLowerCase();
-    const distance = edit_distance(wanted, lowered);
-    const limit = Math.max(2, Math.floor(Math.max(wanted.length, lowered.length) / 3));
-    if (distance <= limit) scored.push({ name: candidate, score: distance });
-    else if (wanted.length >= 3 && (lowered.includes(wanted) || wanted.includes(lowered))) {
-      scored.push({ name: candidate, score: limit + 1 });
-    }
-  }
-  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
-  return scored.slice(0, 3).map((item) => item.name);
 }

@@ -14,7 +14,6 @@ export type {
 export {
   DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_TOOL_TIMEOUT_MS,
-  nearest_names,
   ToolExecutor,
 } from './executor.js';
 export type { GatekeeperOptions, GitCommitArgs } from './gatekeeper.js';
@@ -40,6 +39,7 @@ export type { HardlineRule, HardlineViolation } from './hardline.js';
 export { check_hardline } from './hardline.js';
 export type { ListDirArgs } from './list_dir.js';
 export { format_size, LIST_DIR_MAX_ENTRIES, list_dir_tool } from './list_dir.js';
+export { nearest_names, nearest_word } from './nearest_names.js';
 export type { OverrideVerdict } from './override_glob.js';
 export { OverrideGlobs } from './override_glob.js';
 export type {

@@ -1,5 +1,6 @@
 import type { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { child_process_module } from './child_process_module.js';
 import { HeadTailBuffer } from './output_buffer.js';
 
@@ -18,8 +19,6 @@ const POLL_MS = 15;
 const GIVE_UP_AFTER_MS = 1_000;
 /** How long the pipes may stay open after the process tree is gone. */
 const CLOSE_WAIT_MS = 1_000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function parse_stat(pid: number, text: string): ProcessInfo | undefined {
   // the command name sits in parentheses and may itself contain spaces and ')'
