@@ -3,8 +3,8 @@ import { edit_distance } from './edit_distance.js';
 /**
  * The names among `candidates` that `name` was likely meant to be, closest first, at most `most`
  * (default 3): case-insensitive, within `max_distance` edits (default: a third of the longer
- * length, at least 2), or,
- * for a name of three letters or more, one containing the other. Ties keep the candidates' order.
+ * length, at least 2), or, for a name of three letters or more, one that contains it (`conf` →
+ * `config`, `file` → `read_file`). Ties keep the candidates' order.
  * The one "did you mean" rule of Lich: unknown tools, commands and config keys. Never throws.
  */
 export function nearest_names(
@@ -20,7 +20,7 @@ export function nearest_names(
       options.max_distance ?? Math.max(2, Math.floor(Math.max(wanted.length, lowered.length) / 3));
     const distance = edit_distance(wanted, lowered);
     if (distance <= limit) scored.push({ name: candidate, score: distance });
-    else if (wanted.length >= 3 && (lowered.includes(wanted) || wanted.includes(lowered))) {
+    else if (wanted.length >= 3 && lowered.includes(wanted)) {
       scored.push({ name: candidate, score: limit + 1 });
     }
   }
