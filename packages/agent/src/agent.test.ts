@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AgentEvent, Message } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
+import { BUILTIN_ORDER } from '@lich/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from './agent.js';
@@ -36,16 +37,8 @@ describe('Agent.run', () => {
     const chat = fake_chat([{ text: 'ok' }]);
     const agent = new Agent({ config: make_config({ work_dir }), chat, lich_version: '9.9.9' });
     await agent.run({ input: 'hi' });
-    expect(chat.calls[0]?.tools.map((tool) => tool.name).slice(0, 8)).toEqual([
-      'read_file',
-      'write_file',
-      'edit_file',
-      'list_dir',
-      'glob',
-      'grep',
-      'terminal',
-      'run_tests',
-    ]);
+    // BUILTIN_ORDER is DESIGN's order (builtins.test.ts pins it)
+    expect(chat.calls[0]?.tools.map((tool) => tool.name).slice(0, 8)).toEqual(BUILTIN_ORDER);
     const some = new Agent({
       config: make_config({ work_dir, tools_enabled: ['run_tests', 'glob', 'read_file'] }),
       chat: fake_chat([{ text: 'ok' }]),
