@@ -179,13 +179,8 @@ export class Agent {
       // builtins in BUILTIN_ORDER (never module load order); an extra tool of a builtin's name
       // takes its place
       const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
-      for (const name of BUILTIN_TOOLS.keys()) {
-        if (!tool_allowed(name, allowed, disabled)) continue;
-        const replacement = extra.get(name);
-        if (replacement === undefined) register_builtins(this.registry, [name]);
-        else this.registry.register(replacement);
       for (const name of builtin_names()) {
-        if (!tool_allowed(name, allowed)) continue;
+        if (!tool_allowed(name, allowed, disabled)) continue;
         this.registry.register(extra.get(name) ?? (BUILTIN_TOOLS.get(name) as Tool<unknown>));
       }
       for (const tool of options.tools ?? []) {

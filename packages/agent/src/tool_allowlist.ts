@@ -1,4 +1,4 @@
-import { nearest_word } from './nearest_word.js';
+import { nearest_word } from '@lich/tools';
 
 /** Whether `name` matches `pattern`, where `*` stands for any run of characters. Pure. */
 export function tool_pattern_matches(pattern: string, name: string): boolean {
