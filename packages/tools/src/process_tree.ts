@@ -3,6 +3,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { child_process_module } from './child_process_module.js';
 import { HeadTailBuffer } from './output_buffer.js';
+import {
+  marked_pids_sync,
+  marked_processes,
+  new_marker_value,
+  RUN_MARKER_NAME,
+  type RunMarker,
+  start_ticks,
+} from './process_marker.js';
 
 /** One process as the OS lists it. `state` is the one-letter state (`Z` for a zombie). */
 export interface ProcessInfo {
@@ -10,6 +18,8 @@ export interface ProcessInfo {
   ppid: number;
   pgid: number;
   state: string;
+  /** Start time in clock ticks since boot (from `/proc`; absent from `ps`). */
+  start?: number;
 }
 
 /** Time a tree gets between SIGTERM and SIGKILL. */
@@ -25,8 +35,9 @@ function parse_stat(pid: number, text: string): ProcessInfo | undefined {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
+  const start = Number(fields[19]);
   if (!fields[0] || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
-  return { pid, ppid, pgid, state: fields[0] };
+  return { pid, ppid, pgid, state: fields[0], ...(Number.isFinite(start) ? { start } : {}) };
 }
 
 async function list_from_proc(): Promise<ProcessInfo[]> {
@@ -133,6 +144,8 @@ function send(pid: number, signal: NodeJS.Signals): void {
  * - the group is signalled as one (SIGTERM, then after `grace_ms` SIGKILL), so no parent can run
  *   its next command after its child was ended; descendants that left the group are signalled by
  *   pid, and processes forked meanwhile are found on the next poll;
+ * - with a `marker`, processes carrying it in their environment (see `RUN_MARKER_NAME`) are part
+ *   of the tree too, wherever they moved (`setsid`, a parent that exited);
  * - without a process list (no `/proc`, no `ps`) it signals the group `-root` only;
  * - resolves with the pids it signalled.
  *
@@ -141,7 +154,7 @@ function send(pid: number, signal: NodeJS.Signals): void {
  */
 export async function kill_process_tree(
   root: number,
-  options: { grace_ms?: number } = {},
+  options: { grace_ms?: number; marker?: RunMarker } = {},
 ): Promise<number[]> {
   const grace_ms = options.grace_ms ?? KILL_GRACE_MS;
   const started = Date.now();
@@ -157,7 +170,14 @@ export async function kill_process_tree(
       send(-root, 'SIGKILL');
       return [root];
     }
-    const live = collect_tree(root, processes).filter((entry) => !is_zombie(entry));
+    const tree = collect_tree(root, processes);
+    if (options.marker !== undefined) {
+      const known = new Set(tree.map((entry) => entry.pid));
+      for (const entry of await marked_processes(options.marker, processes)) {
+        if (!known.has(entry.pid)) tree.push(entry);
+      }
+    }
+    const live = tree.filter((entry) => !is_zombie(entry));
     if (live.length === 0 || elapsed >= grace_ms + GIVE_UP_AFTER_MS) break;
     if (group_phase !== phase) {
       send(-root, phase);
@@ -218,8 +238,13 @@ export interface ProcessOutcome {
  * - never throws or rejects; a failed start is `spawn_error`;
  * - on timeout or abort the whole tree is ended (`kill_process_tree`), grandchildren included,
  *   and the outcome says `timed_out` / `aborted`; an already aborted signal starts nothing;
- * - when the program exits on its own, what it left running in its group (background jobs) is
- *   ended too, so nothing outlives the call and an open pipe cannot hold the call forever;
+ * - when the program exits on its own, what it left running is ended too: its group (background
+ *   jobs) and, on Linux, every process carrying the run's marker in its environment (daemons that
+ *   left the group with `setsid`), so nothing outlives the call and an open pipe cannot hold the
+ *   call forever;
+ * - if Lich itself exits while the program runs, the program's group and marked processes are
+ *   killed on the way out (a SIGKILL of Lich leaves them: only the sandbox's `--die-with-parent`
+ *   covers that);
  * - memory use is bounded by `head_bytes + tail_bytes` whatever the program prints.
  */
 export function run_process(options: RunProcessOptions): Promise<ProcessOutcome> {
@@ -243,10 +268,11 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
 
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
+    const marker_value = new_marker_value();
     try {
       child = child_process_module().spawn(options.file, [...options.args], {
         cwd: options.cwd,
-        env: options.env ?? process.env,
+        env: { ...(options.env ?? process.env), [RUN_MARKER_NAME]: marker_value },
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -255,6 +281,11 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       return;
     }
     const pid = child.pid;
+    const since = pid === undefined ? undefined : start_ticks(pid);
+    const marker: RunMarker | undefined =
+      since === undefined ? undefined : { value: marker_value, since };
+    const active: ActiveRun | undefined = pid === undefined ? undefined : { pid, marker };
+    if (active) track(active);
     let timed_out = false;
     let aborted = false;
     let exit_code: number | null = null;
@@ -269,7 +300,7 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
 
     const terminate = () => {
       if (killing || pid === undefined) return;
-      killing = kill_process_tree(pid, { grace_ms: options.grace_ms });
+      killing = kill_process_tree(pid, { grace_ms: options.grace_ms, marker });
     };
     const timer =
       options.timeout_ms === undefined
@@ -287,6 +318,7 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
     const finish = (fields: Partial<ProcessOutcome>) => {
       if (settled) return;
       settled = true;
+      if (active) untrack(active);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', on_abort);
       resolve(outcome({ exit_code, exit_signal, timed_out, aborted, ...fields }));
@@ -304,7 +336,8 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       exit_signal = signal;
       clearTimeout(timer);
       // background jobs left in the group would keep the pipes open: end them as well
-      if (!killing && pid !== undefined) killing = kill_process_tree(pid, { grace_ms: 200 });
+      if (!killing && pid !== undefined)
+        killing = kill_process_tree(pid, { grace_ms: 200, marker });
       void (async () => {
         await killing;
         const deadline = Date.now() + CLOSE_WAIT_MS;
@@ -318,4 +351,34 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       })();
     });
   });
+}
+
+/** A run still going, for the exit hook. */
+interface ActiveRun {
+  pid: number;
+  marker?: RunMarker;
+}
+
+const active_runs = new Set<ActiveRun>();
+let exit_hook_installed = false;
+
+function track(run: ActiveRun): void {
+  active_runs.add(run);
+  if (exit_hook_installed) return;
+  exit_hook_installed = true;
+  process.once('exit', kill_active_runs_sync);
+}
+
+function untrack(run: ActiveRun): void {
+  active_runs.delete(run);
+}
+
+/** Kills, synchronously, every run still going: what must not outlive Lich's own exit. */
+function kill_active_runs_sync(): void {
+  for (const run of active_runs) {
+    send(-run.pid, 'SIGKILL');
+    if (run.marker !== undefined)
+      for (const pid of marked_pids_sync(run.marker)) send(pid, 'SIGKILL');
+  }
+  active_runs.clear();
 }
