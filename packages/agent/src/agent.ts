@@ -21,7 +21,14 @@ import {
   type SessionRecorder,
   SessionStore,
 } from '@lich/session';
-import { BUILTIN_TOOLS, builtin_names, type Tool, ToolExecutor, ToolRegistry } from '@lich/tools';
+import {
+  BUILTIN_TOOLS,
+  builtin_names,
+  Sandbox,
+  type Tool,
+  ToolExecutor,
+  ToolRegistry,
+} from '@lich/tools';
 import { collect_usage } from './collect_usage.js';
 import { user_config_path } from './config_file.js';
 import type { AgentConfig, ProviderEntry } from './config_schema.js';
@@ -190,7 +197,12 @@ export class Agent {
         this.registry.register(tool);
       }
     }
-    this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir });
+    // the sandbox comes from the config alone: no permission decision reaches it, so a command
+    // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
+    this.executor = new ToolExecutor(this.registry, {
+      work_dir: config.work_dir,
+      sandbox: new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) }),
+    });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
     // first, so a call that may not run reaches no plugin hook
     this.executor.add_hooks(PERMISSION_HOOK);

@@ -459,6 +459,7 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
     compression: data.compression,
     env_passthrough: data.env_passthrough,
     permissions: data.permissions,
+    sandbox: data.sandbox,
   };
   return deep_freeze(config);
 }

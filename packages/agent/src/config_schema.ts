@@ -97,6 +97,28 @@ export const COMPRESSION_SCHEMA = z
   })
   .describe('History compression.');
 
+/** How `terminal` and `run_tests` confine commands (read by `@lich/tools`' `Sandbox`). */
+export const SANDBOX_SCHEMA = z
+  .object({
+    mode: z
+      .enum(['auto', 'required', 'off'])
+      .default('auto')
+      .describe(
+        'auto: sandbox commands where the OS allows it, else run them with one warning; required: refuse commands that cannot be sandboxed; off: never sandbox (yolo does not turn it off).',
+      ),
+    network: z
+      .union([z.boolean(), z.array(z.string().min(1))])
+      .default(false)
+      .describe('false: no network for commands; true: the network; a list: only these hosts.'),
+    writable: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Folders commands may write besides the work dir (~/ and work-dir-relative allowed).',
+      ),
+  })
+  .describe('The sandbox of terminal and run_tests commands.');
+
 /** The settings every config source may give; absent keys take their default. */
 export const CONFIG_SHAPE = {
   providers: z
@@ -138,6 +160,7 @@ export const CONFIG_SHAPE = {
     .default([])
     .describe('Environment variables passed through to commands the tools run.'),
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
+  sandbox: SANDBOX_SCHEMA.default({ mode: 'auto', network: false, writable: [] }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -161,6 +184,9 @@ export type CompressionConfig = z.infer<typeof COMPRESSION_SCHEMA>;
 /** What a config file may hold. */
 export type ConfigFile = z.input<typeof CONFIG_FILE_SCHEMA>;
 
+/** The sandbox settings. */
+export type SandboxSettings = z.infer<typeof SANDBOX_SCHEMA>;
+
 /** The MCP servers catalog as configured. */
 export type McpServersConfig = z.infer<typeof MCP_SERVERS_SCHEMA>;
 
@@ -183,6 +209,7 @@ export interface AgentConfig {
   readonly env_passthrough: readonly string[];
   /** Which tool calls run, ask or never run (`PermissionPolicy`). */
   readonly permissions: Readonly<PermissionsSettings>;
+  readonly sandbox: Readonly<SandboxSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */

@@ -1,8 +1,11 @@
 import type { z } from 'zod';
 import type { JsonSchema, ToolContext } from './types.js';
 
-/** What a tool's `execute` may return: plain output, or an explicit outcome. */
-export type ToolOutput = string | { ok: boolean; output: string; error?: string };
+/**
+ * What a tool's `execute` may return: plain output, or an explicit outcome. `sandbox` says how a
+ * command the tool ran was confined (`'bwrap'`, `'sandbox-exec'`, or `'none'` for unsandboxed).
+ */
+export type ToolOutput = string | { ok: boolean; output: string; error?: string; sandbox?: string };
 
 /** The context every tool runs with: the work dir is always known, the signal always present. */
 export interface ToolRunContext extends ToolContext {

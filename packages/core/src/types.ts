@@ -138,6 +138,11 @@ export interface ToolResult {
   error?: string;
   /** True when `output` was clamped. */
   truncated?: boolean;
+  /**
+   * How a command the tool ran was confined: `'bwrap'`, `'sandbox-exec'`, or `'none'` when it ran
+   * unsandboxed. Absent for tools that run no command.
+   */
+  sandbox?: string;
   duration_ms: number;
 }
 

@@ -9,6 +9,8 @@ import type {
 import { truncate_text } from '@lich/core';
 import { nearest_names } from './nearest_names.js';
 import type { ToolRegistry } from './registry.js';
+import { Sandbox } from './sandbox.js';
+import type { SandboxConfig } from './sandbox_config.js';
 import { parse_arguments } from './schema.js';
 
 /** What a `before_tool_call` hook decides: block the call (with a reason the model reads), or rewrite its arguments. */
@@ -62,6 +64,13 @@ export interface ToolExecutorOptions {
    * cleaned up before the result is reported). Default 2 000 ms.
    */
   settle_ms?: number;
+  /**
+   * How `terminal` and `run_tests` confine commands: a `Sandbox`, or its config
+   * (`{ mode, network, writable }`); `mode: 'auto'`, no network, when absent. The executor hands
+   * it to every call as `context.sandbox`, over whatever the caller's context holds, so no hook
+   * or permission decision can turn it off.
+   */
+  sandbox?: Sandbox | Partial<SandboxConfig>;
 }
 
 /** The executor's default time limit of one call. */
@@ -93,6 +102,7 @@ export class ToolExecutor implements ToolRunner {
   readonly default_timeout_ms: number;
   readonly max_output_chars: number;
   readonly settle_ms: number;
+  readonly sandbox: Sandbox;
   readonly #hooks: ToolHooks[] = [];
 
   constructor(registry: ToolRegistry, options: ToolExecutorOptions) {
@@ -108,6 +118,9 @@ export class ToolExecutor implements ToolRunner {
     );
     this.settle_ms =
       options.settle_ms !== undefined && options.settle_ms >= 0 ? options.settle_ms : 2_000;
+    this.sandbox = Sandbox.is_instance(options.sandbox)
+      ? options.sandbox
+      : new Sandbox(options.sandbox ?? {});
     if (options.hooks !== undefined) this.add_hooks(options.hooks);
   }
 
@@ -150,6 +163,7 @@ export class ToolExecutor implements ToolRunner {
         work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
         signal,
         max_output_chars: this.max_output_chars,
+        sandbox: this.sandbox,
       };
       if (signal.aborted) return finish(aborted_result(name));
 
@@ -182,6 +196,8 @@ export class ToolExecutor implements ToolRunner {
         }
       }
 
+      // a hook sees the context and could swap the sandbox: the executor's own one always runs
+      run_context.sandbox = this.sandbox;
       const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
       const outcome = await this.#run(tool, call_args, run_context, controller, timeout_ms);
       let result = finish(outcome);
@@ -259,6 +275,7 @@ export class ToolExecutor implements ToolRunner {
     const clamped: Omit<ToolResult, 'duration_ms'> = { ok: result.ok === true, output };
     if (result.error !== undefined) clamped.error = truncate_text(String(result.error), 2_000);
     if (result.truncated) clamped.truncated = true;
+    if (typeof result.sandbox === 'string') clamped.sandbox = result.sandbox;
     if (output.length > this.max_output_chars) {
       clamped.output = truncate_text(output, this.max_output_chars);
       clamped.truncated = true;
@@ -307,5 +324,6 @@ function from_output(output: ToolOutput): Omit<ToolResult, 'duration_ms'> {
   };
   if (output.error !== undefined) result.error = String(output.error);
   else if (!result.ok) result.error = result.output.split('\n', 1)[0] || 'failed';
+  if (typeof output.sandbox === 'string') result.sandbox = output.sandbox;
   return result;
 }

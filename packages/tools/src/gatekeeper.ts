@@ -5,6 +5,7 @@ import { child_env, env_passthrough_of } from './env.js';
 import type { Plugin } from './plugin.js';
 import { type ProcessOutcome, run_process } from './process_tree.js';
 import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './run_tests.js';
+import { sandbox_of } from './sandbox.js';
 import { basename, nested_scripts, split_commands, strip_prefix } from './shell_commands.js';
 import { parse_shell } from './shell_words.js';
 import { output_limit_of } from './terminal.js';
@@ -118,6 +119,7 @@ export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<Gi
         timeout_ms: test_timeout_ms,
         env_passthrough: env_passthrough_of(context),
         max_output_chars: output_limit_of(context),
+        sandbox: sandbox_of(context),
       });
       if (!report.ok) {
         return {

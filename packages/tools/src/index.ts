@@ -51,6 +51,8 @@ export type {
   PluginFailure,
 } from './plugin.js';
 export { PluginError, PluginHost } from './plugin.js';
+export type { RunMarker } from './process_marker.js';
+export { RUN_MARKER_NAME } from './process_marker.js';
 export type { ProcessOutcome, RunProcessOptions } from './process_tree.js';
 export { KILL_GRACE_MS, kill_process_tree, run_process } from './process_tree.js';
 export type { ReadFileArgs } from './read_file.js';
@@ -70,6 +72,24 @@ export type { RunProjectTestsOptions, RunTestsArgs, TestRunReport } from './run_
 export { RUN_TESTS_TIMEOUT_MS, run_project_tests, run_tests_tool } from './run_tests.js';
 export type { AtomicWriteOptions, AtomicWriteResult, OpenedFile } from './safe_fs.js';
 export { open_in_work_dir, write_file_atomic } from './safe_fs.js';
+export type {
+  PreparedCommand,
+  RefusedCommand,
+  SandboxOptions,
+  SandboxUsed,
+} from './sandbox.js';
+export { Sandbox, sandbox_of } from './sandbox.js';
+export type { SandboxConfig, SandboxMode, SandboxNetwork } from './sandbox_config.js';
+export { DEFAULT_SANDBOX_CONFIG, read_sandbox_config } from './sandbox_config.js';
+export type { SandboxPlan } from './sandbox_plan.js';
+export { bwrap_arguments, seatbelt_profile } from './sandbox_plan.js';
+export type {
+  BwrapFeatures,
+  SandboxCheck,
+  SandboxKind,
+  SandboxSupport,
+} from './sandbox_support.js';
+export { probe_sandbox } from './sandbox_support.js';
 export type { ArgumentsResult } from './schema.js';
 export {
   coerce_arguments,
@@ -77,7 +97,7 @@ export {
   parse_arguments,
   to_json_schema,
 } from './schema.js';
-export type { ShellCommandOptions, TerminalArgs } from './terminal.js';
+export type { ShellCommandOptions, ShellCommandOutcome, TerminalArgs } from './terminal.js';
 export {
   describe_ending,
   run_shell_command,

@@ -1,11 +1,11 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
-import { child_env, env_passthrough_of } from './env.js';
+import { env_passthrough_of } from './env.js';
 import { check_hardline } from './hardline.js';
-import { run_process } from './process_tree.js';
 import { define_builtin } from './registry.js';
-import { describe_ending, output_limit_of } from './terminal.js';
+import { type Sandbox, type SandboxUsed, sandbox_of } from './sandbox.js';
+import { describe_ending, output_limit_of, run_shell_command } from './terminal.js';
 import { failure_section, parse_test_counts, type TestCounts } from './test_counts.js';
 import { detect_test_command, TEST_COMMAND_SOURCES, type TestCommand } from './test_detect.js';
 
@@ -40,6 +40,8 @@ export interface RunProjectTestsOptions {
   env_passthrough?: readonly string[];
   /** Characters of report kept; 50 000 by default. */
   max_output_chars?: number;
+  /** The sandbox the tests run in; the default one (`auto`, no network) when absent. */
+  sandbox?: Sandbox;
 }
 
 /** The outcome of a test run. `output` is the report written for the model. */
@@ -55,6 +57,8 @@ export interface TestRunReport {
   timed_out: boolean;
   aborted: boolean;
   duration_ms: number;
+  /** The sandbox the tests ran under, or `none`; absent when nothing ran. */
+  sandbox?: SandboxUsed;
 }
 
 function describe_counts(counts: TestCounts | undefined): string {
@@ -79,8 +83,8 @@ function not_run(message: string, error: string, command?: TestCommand): TestRun
 
 /**
  * Runs the project's tests in `work_dir`: the given `command`, else the detected one
- * (`detect_test_command`), with `bash -c` in its own process group, stdin closed, `CI=true`
- * (so runners do not watch), credentials stripped from the environment, for at most `timeout_ms`.
+ * (`detect_test_command`), through `run_shell_command` (the sandbox, its own process group, stdin
+ * closed, credentials stripped) with `CI=true` (so runners do not watch), for at most `timeout_ms`.
  *
  * Contract: never throws; `ok` is true only for exit code 0. The report names the command and
  * why it was chosen, the counts read from the runner's summary, and for a failed run the failure
@@ -106,21 +110,19 @@ export async function run_project_tests(options: RunProjectTestsOptions): Promis
   const refused = check_hardline(command.command, { cwd: options.work_dir });
   if (refused) return not_run(refused.message, `hardline: ${refused.rule}`, command);
 
-  const env = child_env({ passthrough: options.env_passthrough });
-  env.CI ??= 'true';
-  env.GIT_TERMINAL_PROMPT = '0';
   const timeout_ms = options.timeout_ms ?? RUN_TESTS_TIMEOUT_MS;
-  const outcome = await run_process({
-    file: 'bash',
-    args: ['-c', `exec 2>&1; ${command.command}`],
-    cwd: options.work_dir,
-    env,
+  const outcome = await run_shell_command(command.command, {
+    work_dir: options.work_dir,
     signal: options.signal,
     timeout_ms,
+    env_passthrough: options.env_passthrough,
+    // runners do not watch under CI; a CI value already set is kept
+    extra_env: { CI: process.env.CI ?? 'true' },
     // room for a long failure report; the report itself is clamped to the budget below
-    head_bytes: 4 * budget,
-    tail_bytes: 4 * budget,
+    keep_bytes: { head: 4 * budget, tail: 4 * budget },
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   });
+  if (outcome.refused !== undefined) return not_run(outcome.refused, 'sandbox required', command);
   const counts = parse_test_counts(outcome.output);
   const ok = outcome.exit_code === 0 && !outcome.timed_out && !outcome.aborted;
   const header = [
@@ -142,6 +144,8 @@ export async function run_project_tests(options: RunProjectTestsOptions): Promis
   };
   if (counts) report.counts = counts;
   if (!ok) report.error = `tests failed: ${describe_ending(outcome, timeout_ms).slice(1, -1)}`;
+  report.sandbox = outcome.sandbox;
+  if (outcome.notes.length > 0) report.output += `\n${outcome.notes.join('\n')}`;
   return report;
 }
 
@@ -163,9 +167,11 @@ export const run_tests_tool: Tool<RunTestsArgs> = define_builtin({
       signal: context.signal,
       env_passthrough: env_passthrough_of(context),
       max_output_chars: output_limit_of(context),
+      sandbox: sandbox_of(context),
     });
+    const sandbox = report.sandbox === undefined ? {} : { sandbox: report.sandbox };
     return report.ok
-      ? { ok: true, output: report.output }
-      : { ok: false, output: report.output, error: report.error };
+      ? { ok: true, output: report.output, ...sandbox }
+      : { ok: false, output: report.output, error: report.error, ...sandbox };
   },
 });

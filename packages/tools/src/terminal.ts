@@ -5,6 +5,7 @@ import { child_env, env_passthrough_of } from './env.js';
 import { check_hardline } from './hardline.js';
 import { type ProcessOutcome, run_process } from './process_tree.js';
 import { define_builtin } from './registry.js';
+import { type Sandbox, type SandboxUsed, sandbox_of } from './sandbox.js';
 
 /** The time limit of one `terminal` call; a call may ask for less, never for more. */
 export const TERMINAL_TIMEOUT_MS = 300_000;
@@ -33,53 +34,97 @@ export interface ShellCommandOptions {
   timeout_ms?: number;
   /** Credential-like variables kept in the child's environment (see `child_env`). */
   env_passthrough?: readonly string[];
+  /** Variables set on top of the environment (`CI=true` for test runs). */
+  extra_env?: Readonly<Record<string, string>>;
   /** Characters of output kept (head and tail); 50 000 by default. */
   max_output_chars?: number;
+  /** Bytes of output kept from the start and the end, when a caller wants more than the budget. */
+  keep_bytes?: { head: number; tail: number };
+  /** The sandbox the command runs in; the default one (`auto`, no network) when absent. */
+  sandbox?: Sandbox;
+}
+
+/** How a shell command ended, and how it was confined. */
+export interface ShellCommandOutcome extends ProcessOutcome {
+  /** The sandbox it ran under, or `none`. */
+  sandbox: SandboxUsed;
+  /** Lines the result adds after the output: the unsandboxed warning, how to allow a refusal. */
+  notes: string[];
+  /** Set when the sandbox settings refused to run it at all (`mode: 'required'`, no sandbox). */
+  refused?: string;
+}
+
+function not_started(fields: Partial<ShellCommandOutcome>): ShellCommandOutcome {
+  return {
+    exit_code: null,
+    exit_signal: null,
+    output: '',
+    truncated: false,
+    output_bytes: 0,
+    timed_out: false,
+    aborted: false,
+    duration_ms: 0,
+    sandbox: 'none',
+    notes: [],
+    ...fields,
+  };
 }
 
 /**
- * Runs `command` with `bash -c` in `work_dir`: its own process group, stdin closed, stdout and
- * stderr merged in the order written (one pipe for both), credentials stripped from the
- * environment, output kept within `max_output_chars` (head and tail).
+ * Runs `command` with `bash -c` in `work_dir`, under the sandbox (see `Sandbox`): its own
+ * process group, stdin closed, stdout and stderr merged in the order written (one pipe for both),
+ * credentials stripped from the environment, output kept within `max_output_chars` (head and
+ * tail).
  *
  * Contract: never throws; does not check the hardline (callers do, before); a missing work dir
- * is a `spawn_error`; on timeout or abort the whole process tree is ended before it resolves.
+ * is a `spawn_error`; a command the sandbox settings refuse is `refused`, nothing run; on timeout
+ * or abort the whole process tree is ended before it resolves, and whatever the command started
+ * is ended when it exits.
  */
 export async function run_shell_command(
   command: string,
   options: ShellCommandOptions,
-): Promise<ProcessOutcome> {
+): Promise<ShellCommandOutcome> {
   const budget = Math.max(1_000, options.max_output_chars ?? DEFAULT_OUTPUT_CHARS);
   try {
     if (!(await stat(options.work_dir)).isDirectory()) throw new Error('not a folder');
   } catch {
-    return {
-      exit_code: null,
-      exit_signal: null,
-      output: '',
-      truncated: false,
-      output_bytes: 0,
-      timed_out: false,
-      aborted: false,
-      duration_ms: 0,
+    return not_started({
       spawn_error: `the work dir ${options.work_dir} does not exist or is not a folder`,
-    };
+    });
   }
   const env = child_env({ passthrough: options.env_passthrough });
   // nothing can prompt: stdin is closed, so a prompt would only hang until the timeout
   env.GIT_TERMINAL_PROMPT = '0';
-  return run_process({
-    file: 'bash',
-    // one pipe for both streams keeps their order; on the command's own line so bash's
-    // error messages keep their line numbers
-    args: ['-c', `exec 2>&1; ${command}`],
-    cwd: options.work_dir,
+  Object.assign(env, options.extra_env);
+  const sandbox = options.sandbox ?? sandbox_of({});
+  // one pipe for both streams keeps their order; on the command's own line so bash's error
+  // messages keep their line numbers
+  const prepared = await sandbox.prepare({
+    script: `exec 2>&1; ${command}`,
+    work_dir: options.work_dir,
     env,
-    signal: options.signal,
-    timeout_ms: options.timeout_ms,
-    head_bytes: Math.floor(budget * 0.4),
-    tail_bytes: Math.floor(budget * 0.6) - 200,
   });
+  if (!prepared.ok) return not_started({ refused: prepared.message });
+  try {
+    const outcome = await run_process({
+      file: prepared.file,
+      args: prepared.args,
+      cwd: options.work_dir,
+      env: prepared.env,
+      signal: options.signal,
+      timeout_ms: options.timeout_ms,
+      head_bytes: options.keep_bytes?.head ?? Math.floor(budget * 0.4),
+      tail_bytes: options.keep_bytes?.tail ?? Math.floor(budget * 0.6) - 200,
+    });
+    return {
+      ...outcome,
+      sandbox: prepared.sandbox,
+      notes: sandbox.notes(prepared, outcome.output),
+    };
+  } finally {
+    await prepared.cleanup();
+  }
 }
 
 /** The closing line of a command's report: how it ended. */
@@ -106,7 +151,8 @@ export function output_limit_of(context: ToolRunContext): number | undefined {
  * command (see `run_shell_command`) for at most `TERMINAL_TIMEOUT_MS` or the lower `timeout_ms`,
  * and reports the merged output (clamped, head and tail kept) followed by a line saying how it
  * ended. `ok` is true only for exit code 0. Background jobs the command leaves running are ended
- * with it. Variables named like credentials (KEY, TOKEN, SECRET, PASSWORD) are not passed on
+ * with it. The command runs under `context.sandbox` (see `Sandbox`); the result's `sandbox` says
+ * how it was confined, and a line after the output says how to allow what the sandbox refused. Variables named like credentials (KEY, TOKEN, SECRET, PASSWORD) are not passed on
  * unless listed in `context.env_passthrough`.
  */
 export const terminal_tool: Tool<TerminalArgs> = define_builtin({
@@ -127,12 +173,16 @@ export const terminal_tool: Tool<TerminalArgs> = define_builtin({
       timeout_ms,
       env_passthrough: env_passthrough_of(context),
       max_output_chars: output_limit_of(context),
+      sandbox: sandbox_of(context),
     });
+    if (outcome.refused !== undefined) {
+      return { ok: false, output: outcome.refused, error: 'sandbox required', sandbox: 'none' };
+    }
     const ending = describe_ending(outcome, timeout_ms);
     const body = outcome.output === '' ? '(no output)' : outcome.output.replace(/\n$/, '');
     const ok = outcome.exit_code === 0 && !outcome.timed_out && !outcome.aborted;
-    const output = `${body}\n${ending}`;
-    if (ok) return { ok: true, output };
-    return { ok: false, output, error: ending.slice(1, -1) };
+    const output = [body, ending, ...outcome.notes].join('\n');
+    if (ok) return { ok: true, output, sandbox: outcome.sandbox };
+    return { ok: false, output, error: ending.slice(1, -1), sandbox: outcome.sandbox };
   },
 });

@@ -7,7 +7,7 @@ import { ToolExecutor } from '../src/executor.js';
 import { collect_tree, is_zombie, list_processes } from '../src/process_tree.js';
 import { ToolRegistry } from '../src/registry.js';
 import { terminal_tool } from '../src/terminal.js';
-import { process_gone, wait_for } from './proc_helpers.js';
+import { printed_pids, process_gone, wait_for } from './proc_helpers.js';
 
 let work_dir: string;
 const planted = ['FAKE_API_KEY', 'FAKE_GITHUB_TOKEN', 'fake_client_secret', 'FAKE_DB_PASSWORD'];
@@ -26,10 +26,14 @@ afterEach(async () => {
   await rm(join(work_dir, 'pid'), { force: true });
 });
 
+/**
+ * An executor with the sandbox off: these tests read process ids from inside the command, which a
+ * sandbox's PID namespace would renumber (the sandboxed cases are in sandbox.test.ts).
+ */
 function executor(max_output_chars?: number) {
   const registry = new ToolRegistry();
   registry.register(terminal_tool);
-  return new ToolExecutor(registry, { work_dir, max_output_chars });
+  return new ToolExecutor(registry, { work_dir, max_output_chars, sandbox: { mode: 'off' } });
 }
 
 /**
@@ -153,6 +157,20 @@ describe('terminal', () => {
     expect(process_gone(pid)).toBe(true);
   });
 
+  it('ends what a command started in a session of its own (setsid, nohup) when it exits', async () => {
+    const result = await executor().execute('terminal', {
+      command:
+        '(setsid nohup sh -c \'echo "pid=$$"; exec sleep 100\' >> detached 2>&1 &); ' +
+        'setsid -f sh -c \'echo "pid=$$" >> detached; exec sleep 100\'; ' +
+        'while [ $(grep -c pid= detached 2>/dev/null || echo 0) -lt 2 ]; do sleep 0.05; done; echo started',
+    });
+    expect(result.output).toMatch(/^started\n\[exit code 0\]/);
+    const pids = printed_pids(await readFile(join(work_dir, 'detached'), 'utf8'));
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(await wait_for(() => process_gone(pid), 3_000)).toBe(true);
+    await rm(join(work_dir, 'detached'));
+  });
+
   it('clamps a long output keeping head and tail', async () => {
     const result = await executor(4_000).execute('terminal', { command: 'seq 1 200000' });
     expect(result.ok).toBe(true);
@@ -182,7 +200,8 @@ describe('terminal hardline, against stand-in rm, dd and mkfs first on PATH', ()
 
   beforeAll(async () => {
     bin = await realpath(await mkdtemp(join(tmpdir(), 'lich-stand-ins-')));
-    marker = join(bin, 'ran');
+    // in the work dir, the one place a sandboxed command may write
+    marker = join(work_dir, 'stand-in-ran');
     // each stand-in only records that it was reached: a bypass leaves a marker, not damage
     for (const name of ['rm', 'dd', 'mkfs', 'mkfs.ext4']) {
       await writeFile(join(bin, name), `#!/bin/sh\necho "${name} $*" >> '${marker}'\n`, {
