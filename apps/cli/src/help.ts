@@ -10,6 +10,7 @@ export const COMMANDS = [
   'update',
   'acp',
   'gateway',
+  'sandbox',
   'help',
 ] as const;
 
@@ -51,6 +52,7 @@ Commands:
   update                      install the latest @lich/cli from npm
   acp                         Lich as an Agent Client Protocol agent for editors (stdio)
   gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
+  sandbox check               whether commands run sandboxed here, and why
   help [command]              help for a command
 
 Options:
@@ -203,6 +205,19 @@ Options:
                         (outside Lich's OS sandbox; off by default)
   -h, --help            show this help`;
 
+const SANDBOX = `Usage: lich sandbox check [options]
+
+Says what confines terminal and run_tests commands on this machine (bubblewrap on Linux,
+sandbox-exec on macOS) and why: each step of the probe, the folder's sandbox config
+(mode, network, writable) and what commands will therefore do. Exit code 0 when a sandbox runs
+here, 1 when none can.
+
+Options:
+  --json                print one JSON document
+  -C, --work-dir <dir>  the folder whose config to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
 const HELP = `Usage: lich help [command]
 
 Shows the help of a command, or of lich.`;
@@ -232,6 +247,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   update: UPDATE,
   acp: ACP,
   gateway: GATEWAY,
+  sandbox: SANDBOX,
   help: HELP,
 };
 

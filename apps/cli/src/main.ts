@@ -18,6 +18,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   update: async () => (await import('./commands/update.js')).command_update,
   acp: async () => (await import('./commands/acp.js')).command_acp,
   gateway: async () => (await import('./commands/gateway.js')).command_gateway,
+  sandbox: async () => (await import('./commands/sandbox.js')).command_sandbox,
   help: async () => command_help,
 };
 

@@ -115,4 +115,30 @@ describe('ProgressView', () => {
     expect(stdout.text).toBe('');
     expect(view.answer).toBe('It is missing.');
   });
+
+  it('says whether a command ran sandboxed, on the line and in the summary', () => {
+    const stdout = sink(false);
+    const stderr = sink(false);
+    const view = new ProgressView({
+      stdout,
+      stderr,
+      out: make_style(stdout, {}),
+      err: make_style(stderr, {}),
+      show_reasoning: false,
+      write_answer: false,
+    });
+    const end = (id: string, sandbox: string): AgentEvent => ({
+      type: 'tool_call_end',
+      turn: 1,
+      call: { id, name: 'terminal', arguments: '{}' },
+      result: { ok: true, output: '[exit code 0]', duration_ms: 30, sandbox },
+      message: { role: 'tool', tool_call_id: id, content: '' },
+    });
+    view.listener(end('a', 'bwrap'));
+    view.listener(end('b', 'none'));
+    expect(stderr.text).toBe(
+      '✓ terminal 30 ms [sandboxed: bwrap]\n✓ terminal 30 ms [not sandboxed]\n',
+    );
+    expect(view.tool_calls.map((summary) => summary.sandbox)).toEqual(['bwrap', 'none']);
+  });
 });

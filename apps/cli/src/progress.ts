@@ -9,6 +9,8 @@ export interface ToolCallSummary {
   ok: boolean;
   duration_ms: number;
   error?: string;
+  /** For a tool that ran a command: the sandbox it ran under (`bwrap`, `sandbox-exec`) or `none`. */
+  sandbox?: string;
 }
 
 /** Where and how the progress of a run is shown. */
@@ -169,6 +171,7 @@ export class ProgressView {
           duration_ms: Math.round(result.duration_ms),
         };
         if (!result.ok) summary.error = result.error ?? result.output;
+        if (result.sandbox !== undefined) summary.sandbox = result.sandbox;
         this.tool_calls.push(summary);
         const mark = result.ok ? err.green('✓') : err.red('✗');
         const hint = argument_hint(args);
@@ -186,8 +189,14 @@ export class ProgressView {
                     .join('\n')}`
                 : ''
             }`;
+        const confined =
+          result.sandbox === undefined
+            ? ''
+            : result.sandbox === 'none'
+              ? ` ${err.yellow('[not sandboxed]')}`
+              : ` ${err.dim(`[sandboxed: ${result.sandbox}]`)}`;
         stderr.write(
-          `${mark} ${event.call.name}${hint ? ` ${hint}` : ''} ${err.dim(format_duration(result.duration_ms))}${reason}\n`,
+          `${mark} ${event.call.name}${hint ? ` ${hint}` : ''} ${err.dim(format_duration(result.duration_ms))}${confined}${reason}\n`,
         );
         return;
       }
