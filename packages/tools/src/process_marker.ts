@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { ProcessInfo } from './process_tree.js';
 
 /**
@@ -56,20 +55,18 @@ export async function marked_processes(
   processes: readonly ProcessInfo[],
 ): Promise<ProcessInfo[]> {
   const needle = needle_of(marker);
-  const candidates = processes.filter(
-    (entry) =>
-      entry.start !== undefined && entry.start >= marker.since && entry.pid !== process.pid,
-  );
-  const found = await Promise.all(
-    candidates.map(async (entry) => {
-      try {
-        return carries(await readFile(`/proc/${entry.pid}/environ`), needle) ? entry : undefined;
-      } catch {
-        return undefined;
-      }
-    }),
-  );
-  return found.filter((entry): entry is ProcessInfo => entry !== undefined);
+  const found: ProcessInfo[] = [];
+  for (const entry of processes) {
+    if (entry.start === undefined || entry.start < marker.since || entry.pid === process.pid)
+      continue;
+    try {
+      // synchronous, as the process list is: procfs answers from memory
+      if (carries(readFileSync(`/proc/${entry.pid}/environ`), needle)) found.push(entry);
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
 }
 
 /** `marked_processes` done synchronously, for the moment the process exits. */
