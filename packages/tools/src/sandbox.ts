@@ -1,4 +1,5 @@
-import { lstat, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -53,39 +54,49 @@ function writable_path(path: string, work_dir: string): string {
   return resolve(work_dir, path);
 }
 
-async function kind_of(path: string): Promise<'dir' | 'file' | undefined> {
+// The few metadata calls below run synchronously: each takes microseconds, and on a loaded
+// machine a trip through the thread pool per call costs milliseconds on every command.
+
+function kind_of(path: string): 'dir' | 'file' | undefined {
   try {
-    const stats = await lstat(path);
-    return stats.isDirectory() ? 'dir' : 'file';
+    return lstatSync(path).isDirectory() ? 'dir' : 'file';
   } catch {
     return undefined;
   }
 }
 
+function make_dir(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch {
+    // a file in the way, or no right to: then it is not protected as a folder, see below
+  }
+}
+
 /** What inside the work dir a command may not change, and what it may not rename away. */
-async function protected_paths(
-  work_dir: string,
-): Promise<{ pinned: string[]; read_only: string[] }> {
+function protected_paths(work_dir: string): { pinned: string[]; read_only: string[] } {
   const pinned: string[] = [];
   const read_only: string[] = [];
   const lich = join(work_dir, '.lich');
   // the folder must exist to be mounted read-only; Lich keeps its sessions there anyway
-  await mkdir(lich, { recursive: true }).catch(() => undefined);
-  if ((await kind_of(lich)) === 'dir') read_only.push(lich);
+  make_dir(lich);
+  if (kind_of(lich) === 'dir') read_only.push(lich);
   const git = join(work_dir, '.git');
-  const git_kind = await kind_of(git);
+  const git_kind = kind_of(git);
   if (git_kind === 'dir') {
     pinned.push(git);
     const hooks = join(git, 'hooks');
-    await mkdir(hooks, { recursive: true }).catch(() => undefined);
-    if ((await kind_of(hooks)) === 'dir') read_only.push(hooks);
+    make_dir(hooks);
+    if (kind_of(hooks) === 'dir') read_only.push(hooks);
     // core.hooksPath, core.fsmonitor and aliases in .git/config run commands as hooks do
-    if ((await kind_of(join(git, 'config'))) === 'file') read_only.push(join(git, 'config'));
+    if (kind_of(join(git, 'config')) === 'file') read_only.push(join(git, 'config'));
   } else if (git_kind === 'file') {
     read_only.push(git); // a worktree's or submodule's pointer to its git dir
   }
   return { pinned, read_only };
 }
+
+let temp_root: string | undefined;
 
 /**
  * The sandbox of one session: it decides, from its config alone, how each `terminal` and
@@ -208,16 +219,26 @@ export class Sandbox {
     request: { script: string; work_dir: string; env: NodeJS.ProcessEnv },
     support: SandboxSupport,
   ): Promise<PreparedCommand> {
-    const work_dir = await realpath(request.work_dir);
-    const temp_dir = await realpath(await mkdtemp(join(tmpdir(), 'lich-sandbox-')));
-    const cleanup = () => rm(temp_dir, { recursive: true, force: true }).catch(() => undefined);
+    const work_dir = realpathSync(request.work_dir);
+    temp_root ??= realpathSync(tmpdir());
+    const temp_dir = mkdtempSync(join(temp_root, 'lich-sandbox-'));
+    const cleanup = async () => {
+      try {
+        rmdirSync(temp_dir); // the common case, an empty dir: one system call
+      } catch {
+        await rm(temp_dir, { recursive: true, force: true }).catch(() => undefined);
+      }
+    };
     try {
       const writable: string[] = [];
       for (const path of this.config.writable) {
-        const real = await realpath(writable_path(path, work_dir)).catch(() => undefined);
-        if (real !== undefined) writable.push(real);
+        try {
+          writable.push(realpathSync(writable_path(path, work_dir)));
+        } catch {
+          // a folder that does not exist is not bound
+        }
       }
-      const { pinned, read_only } = await protected_paths(work_dir);
+      const { pinned, read_only } = protected_paths(work_dir);
       const plan: SandboxPlan = {
         work_dir,
         temp_dir,

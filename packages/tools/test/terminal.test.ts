@@ -162,7 +162,7 @@ describe('terminal', () => {
       command:
         '(setsid nohup sh -c \'echo "pid=$$"; exec sleep 100\' >> detached 2>&1 &); ' +
         'setsid -f sh -c \'echo "pid=$$" >> detached; exec sleep 100\'; ' +
-        'while [ $(grep -c pid= detached 2>/dev/null || echo 0) -lt 2 ]; do sleep 0.05; done; echo started',
+        'while [ "$(grep -s -c pid= detached)" != 2 ]; do sleep 0.05; done; echo started',
     });
     expect(result.output).toMatch(/^started\n\[exit code 0\]/);
     const pids = printed_pids(await readFile(join(work_dir, 'detached'), 'utf8'));
