@@ -109,7 +109,9 @@ export const SANDBOX_SCHEMA = z
     network: z
       .union([z.boolean(), z.array(z.string().min(1))])
       .default(false)
-      .describe('false: no network for commands; true: the network; a list: only these hosts.'),
+      .describe(
+        'false: no network for commands; true: the network; a list (host, *.domain, host:port): only these hosts, through a proxy in HTTPS_PROXY.',
+      ),
     writable: z
       .array(z.string().min(1))
       .default([])

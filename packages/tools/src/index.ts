@@ -81,8 +81,11 @@ export type {
 export { Sandbox, sandbox_of } from './sandbox.js';
 export type { SandboxConfig, SandboxMode, SandboxNetwork } from './sandbox_config.js';
 export { DEFAULT_SANDBOX_CONFIG, read_sandbox_config } from './sandbox_config.js';
+export { FORWARDER_SOURCE, SANDBOX_PROXY_PORT } from './sandbox_forwarder.js';
 export type { SandboxPlan } from './sandbox_plan.js';
 export { bwrap_arguments, seatbelt_profile } from './sandbox_plan.js';
+export type { AllowListProxy } from './sandbox_proxy.js';
+export { host_allowed, start_allow_list_proxy } from './sandbox_proxy.js';
 export type {
   BwrapFeatures,
   SandboxCheck,

@@ -7,7 +7,9 @@ import {
   read_sandbox_config,
   type SandboxConfig,
 } from './sandbox_config.js';
+import { FORWARDER_SOURCE, SANDBOX_PROXY_PORT } from './sandbox_forwarder.js';
 import { bwrap_arguments, type SandboxPlan, seatbelt_profile } from './sandbox_plan.js';
+import { type AllowListProxy, start_allow_list_proxy } from './sandbox_proxy.js';
 import { probe_sandbox, type SandboxKind, type SandboxSupport } from './sandbox_support.js';
 
 /** How a command ran: under which sandbox, or `none`. */
@@ -22,6 +24,8 @@ export interface PreparedCommand {
   sandbox: SandboxUsed;
   /** The one-per-session note that this command ran without a sandbox, when it is this one's. */
   warning?: string;
+  /** The allow-list proxy of this command, when `sandbox.network` lists hosts. */
+  proxy?: AllowListProxy;
   /** Removes the private temp dir. Never rejects. */
   cleanup(): Promise<void>;
 }
@@ -205,11 +209,17 @@ export class Sandbox {
           'To allow a folder, add it to sandbox.writable in .lich/config.json.',
       );
     }
-    if (this.config.network !== true && NETWORK_NOTE.test(output)) {
+    const hosts = Array.isArray(this.config.network) ? this.config.network : undefined;
+    const refused = prepared.proxy === undefined ? [] : [...prepared.proxy.refused];
+    if (refused.length > 0) {
       lines.push(
-        Array.isArray(this.config.network)
-          ? `[sandbox] The network is off for commands: a host list (${this.config.network.join(', ')}) needs an allow-list proxy this version does not have. To allow the network, set sandbox.network to true in .lich/config.json.`
-          : '[sandbox] The network is off for commands. To allow it, set sandbox.network to true in .lich/config.json.',
+        `[sandbox] The sandbox proxy refused ${refused.join(', ')}: not in sandbox.network (${hosts?.join(', ')}). To allow a host, add it to sandbox.network in .lich/config.json.`,
+      );
+    } else if (this.config.network !== true && NETWORK_NOTE.test(output)) {
+      lines.push(
+        hosts !== undefined
+          ? `[sandbox] Commands reach only ${hosts.join(', ')}, through the proxy in HTTPS_PROXY and HTTP_PROXY; other connections fail. To allow more, add hosts to sandbox.network in .lich/config.json.`
+          : '[sandbox] The network is off for commands. To allow it, set sandbox.network to true, or to a list of hosts, in .lich/config.json.',
       );
     }
     return lines;
@@ -222,7 +232,9 @@ export class Sandbox {
     const work_dir = realpathSync(request.work_dir);
     temp_root ??= realpathSync(tmpdir());
     const temp_dir = mkdtempSync(join(temp_root, 'lich-sandbox-'));
+    let proxy: AllowListProxy | undefined;
     const cleanup = async () => {
+      await proxy?.close();
       try {
         rmdirSync(temp_dir); // the common case, an empty dir: one system call
       } catch {
@@ -239,13 +251,20 @@ export class Sandbox {
         }
       }
       const { pinned, read_only } = protected_paths(work_dir);
+      if (Array.isArray(this.config.network)) {
+        const listen =
+          support.kind === 'bwrap'
+            ? { socket: join(temp_dir, 'proxy.sock') }
+            : { port: 0 as const };
+        proxy = await start_allow_list_proxy(listen, this.config.network);
+      }
       const plan: SandboxPlan = {
         work_dir,
         temp_dir,
         writable,
         pinned,
         read_only,
-        network: this.config.network === true,
+        network: proxy?.address ?? this.config.network === true,
       };
       const env: NodeJS.ProcessEnv = {
         ...request.env,
@@ -257,12 +276,43 @@ export class Sandbox {
       if (!writable.some((path) => join(homedir(), '.cache').startsWith(path))) {
         env.XDG_CACHE_HOME = join(temp_dir, 'cache');
       }
+      const command = ['bash', '-c', request.script];
+      if (proxy !== undefined) {
+        const port = 'port' in proxy.address ? proxy.address.port : SANDBOX_PROXY_PORT;
+        const url = `http://127.0.0.1:${port}`;
+        for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
+          env[name] = url;
+          env[name.toLowerCase()] = url;
+        }
+        // the sandbox's own loopback (a server a test starts) is reached directly
+        env.NO_PROXY = 'localhost,127.0.0.1,::1';
+        env.no_proxy = env.NO_PROXY;
+        // inside bubblewrap's network namespace a forwarder carries that port to the socket
+        if ('socket' in proxy.address) {
+          command.unshift(
+            process.execPath,
+            '-e',
+            FORWARDER_SOURCE,
+            proxy.address.socket,
+            String(SANDBOX_PROXY_PORT),
+          );
+        }
+      }
       const program = support.program!;
       const args =
         support.kind === 'bwrap'
-          ? [...bwrap_arguments(plan, support.bwrap!), 'bash', '-c', request.script]
-          : ['-p', seatbelt_profile(plan), 'bash', '-c', request.script];
-      return { ok: true, file: program, args, env, sandbox: support.kind!, cleanup };
+          ? [...bwrap_arguments(plan, support.bwrap!), ...command]
+          : ['-p', seatbelt_profile(plan), ...command];
+      const prepared: PreparedCommand = {
+        ok: true,
+        file: program,
+        args,
+        env,
+        sandbox: support.kind!,
+        cleanup,
+      };
+      if (proxy !== undefined) prepared.proxy = proxy;
+      return prepared;
     } catch (error) {
       await cleanup();
       throw error;

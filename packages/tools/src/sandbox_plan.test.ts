@@ -72,12 +72,13 @@ describe('seatbelt_profile', () => {
     );
   });
 
-  it('allows all network for true, only the proxy socket for a host list', () => {
+  it("allows all network for true, only the proxy's loopback port for a host list", () => {
     expect(seatbelt_profile({ ...plan, network: true })).toMatch(/\n\(allow network\*\)\n$/);
-    expect(
-      seatbelt_profile({ ...plan, network: { socket: '/tmp/lich-sandbox-1/proxy.sock' } }),
-    ).toMatch(
-      /\n\(allow network-outbound \(remote unix-socket \(path-literal "\/tmp\/lich-sandbox-1\/proxy\.sock"\)\)\)\n$/,
+    expect(seatbelt_profile({ ...plan, network: { port: 50123 } })).toMatch(
+      /\n\(allow network-outbound \(remote ip "localhost:50123"\)\)\n$/,
+    );
+    expect(seatbelt_profile({ ...plan, network: { socket: '/tmp/l/proxy.sock' } })).toMatch(
+      /\n\(allow network-outbound \(remote unix-socket \(path-literal "\/tmp\/l\/proxy\.sock"\)\)\)\n$/,
     );
     expect(seatbelt_profile(plan)).not.toMatch(/network/);
   });

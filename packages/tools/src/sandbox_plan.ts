@@ -15,10 +15,11 @@ export interface SandboxPlan {
   /** Read-only even though they are inside the work dir (`.git/hooks`, `.git/config`, `.lich`). */
   read_only: readonly string[];
   /**
-   * `true`: the host's network; `false`: none; `{ socket }`: none but this unix socket, where the
-   * allow-list proxy listens (bound into the sandbox at the same path, it is inside `temp_dir`).
+   * `true`: the host's network; `false`: none; `{ socket }`: none but the allow-list proxy on this
+   * unix socket (inside `temp_dir`, so bound into a bubblewrap sandbox); `{ port }`: none but the
+   * proxy on this loopback port (`sandbox-exec`, which has no network namespace).
    */
-  network: boolean | { socket: string };
+  network: boolean | { socket: string } | { port: number };
 }
 
 /**
@@ -61,7 +62,7 @@ function quoted(path: string): string {
  * except under the read-only paths (`require-not`, so no rule order matters); writing the
  * terminal and null devices; signals within the sandbox. A pinned folder (`.git`) may be written
  * inside but not renamed or replaced itself, which is what binding it onto itself does on Linux. Network: all of it for `true`, only the
- * proxy's unix socket for `{ socket }`, none for `false`. Macs have no PID namespace: the process
+ * proxy's loopback port for `{ port }` (its unix socket for `{ socket }`), none for `false`. Macs have no PID namespace: the process
  * tree is ended by the process-group and marker reaper instead.
  */
 export function seatbelt_profile(plan: SandboxPlan): string {
@@ -94,9 +95,11 @@ export function seatbelt_profile(plan: SandboxPlan): string {
     '  ))',
   ];
   if (plan.network === true) lines.push('(allow network*)');
-  else if (plan.network !== false) {
+  else if (typeof plan.network === 'object') {
     lines.push(
-      `(allow network-outbound (remote unix-socket (path-literal ${quoted(plan.network.socket)})))`,
+      'port' in plan.network
+        ? `(allow network-outbound (remote ip "localhost:${plan.network.port}"))`
+        : `(allow network-outbound (remote unix-socket (path-literal ${quoted(plan.network.socket)})))`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -46,6 +46,14 @@ function pids_with(token: string): number[] {
   return found;
 }
 
+/** A GET in absolute form through the proxy named by `HTTP_PROXY`: prints the status and body. */
+const node_proxy_get = (url: string) =>
+  `${JSON.stringify(process.execPath)} -e "const p = new URL(process.env.HTTP_PROXY); require('http').get({ host: p.hostname, port: p.port, path: '${url}' }, (r) => { let b = ''; r.on('data', (c) => b += c); r.on('end', () => { console.log('status', r.statusCode, b.trim()); process.exit(0); }); }).on('error', (e) => { console.log('failed', e.code); process.exit(3); })"`;
+
+/** A CONNECT tunnel through `HTTPS_PROXY`, then a GET inside it: prints the raw answer. */
+const node_proxy_connect = (target: string) =>
+  `${JSON.stringify(process.execPath)} -e "const p = new URL(process.env.HTTPS_PROXY); const q = require('http').request({ host: p.hostname, port: p.port, method: 'CONNECT', path: '${target}' }); q.on('connect', (r, s) => { let b = ''; s.on('data', (c) => b += c); s.on('end', () => { console.log(b.trim()); process.exit(0); }); s.write('GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'); }); q.on('error', (e) => { console.log('failed', e.code); process.exit(3); }); q.end();"`;
+
 /** The built package (the test suite's global setup builds it), for a child playing Lich. */
 const TOOLS_DIST = resolve(import.meta.dirname, '..', 'dist', 'index.js');
 
@@ -144,6 +152,26 @@ describe.skipIf(process.platform !== 'linux')('terminal under bubblewrap', () =>
     expect(off.output).toMatch(/\[sandbox\] The network is off for commands/);
     const on = await terminal(node_get(url), { network: true });
     expect(on.output).toMatch(/^status 200\n\[exit code 0\]$/);
+  });
+
+  it('lets commands reach only the listed hosts, through the proxy in HTTP_PROXY', async () => {
+    const allow = { network: ['127.0.0.1'] };
+    const through = await terminal(node_proxy_get(`http://127.0.0.1:${port}/x`), allow);
+    expect(through.output).toMatch(/^status 200 hello\n\[exit code 0\]$/);
+    const tunnel = await terminal(node_proxy_connect(`127.0.0.1:${port}`), allow);
+    expect(tunnel.output).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(tunnel.output).toMatch(/hello\n\[exit code 0\]$/);
+    const refused = await terminal(node_proxy_get(`http://localhost:${port}/`), allow);
+    expect(refused.output).toMatch(/^status 403 Refused by the Lich sandbox: localhost:\d+/);
+    expect(refused.output).toMatch(
+      /\n\[sandbox\] The sandbox proxy refused localhost: not in sandbox\.network/,
+    );
+    // around the proxy there is still no network
+    const direct = await terminal(node_get(`http://127.0.0.1:${port}/`), allow);
+    expect(direct.output).toMatch(/failed ECONNREFUSED/);
+    expect(direct.output).toMatch(
+      /\[sandbox\] Commands reach only 127\.0\.0\.1, through the proxy/,
+    );
   });
 
   it('kills the whole tree on timeout', async () => {
