@@ -15,7 +15,12 @@ export { type PostJsonOptions, type ProviderResponse, post_json } from './post_j
 export type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
 export { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
 export { ProviderError, type ProviderErrorInit, type ProviderErrorKind } from './provider_error.js';
-export { ProviderRouter, type ProviderRouterOptions } from './provider_router.js';
+export {
+  DEFAULT_COOLDOWN_MS,
+  MAX_COOLDOWN_MS,
+  ProviderRouter,
+  type ProviderRouterOptions,
+} from './provider_router.js';
 export { type ReadNdjsonOptions, read_ndjson } from './read_ndjson.js';
 export { type ReadSseOptions, read_sse } from './read_sse.js';
 export {

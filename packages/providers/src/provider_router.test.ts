@@ -376,3 +376,72 @@ describe('chat_with_failover', () => {
     expect(result).toMatchObject({ provider: 'p-actual', model: 'p-2' });
   });
 });
+
+describe('circuit breaker', () => {
+  it('passes over a failed provider until its cool-down is over, then tries it again', async () => {
+    let now = 1_000;
+    const { router, providers, events } = setup(
+      {
+        primary: [failure('primary', { status: 401 }), answer('back')],
+        secondary: [answer('one'), answer('two'), answer('three')],
+      },
+      { cooldown_ms: 60_000, now: () => now },
+    );
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('one');
+    now += 59_999;
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('two');
+    expect(providers.primary?.calls).toBe(1);
+    expect(events.filter((event) => event.type === 'provider_failover')).toHaveLength(1);
+    now += 1;
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('back');
+    expect(providers.primary?.calls).toBe(2);
+    expect(providers.secondary?.calls).toBe(2);
+  });
+
+  it('a longer retry-after lengthens the cool-down', async () => {
+    let now = 0;
+    const { router, providers } = setup(
+      {
+        primary: [failure('primary', { status: 429, retryable: true, retry_after_ms: 120_000 })],
+        secondary: [answer('one'), answer('two')],
+      },
+      { cooldown_ms: 60_000, retry_after_cap_ms: 1_000, now: () => now },
+    );
+    await router.chat_with_failover(USER, []);
+    now = 90_000;
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('two');
+    expect(providers.primary?.calls).toBe(1);
+  });
+
+  it('tries a cooling provider as a last resort, and announces each switch from the one tried', async () => {
+    const now = 0;
+    const { router, providers, events } = setup(
+      {
+        primary: [failure('primary', { status: 401 }), answer('last resort')],
+        secondary: [answer('one'), failure('secondary', { status: 401 })],
+      },
+      { now: () => now },
+    );
+    await router.chat_with_failover(USER, []);
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('last resort');
+    expect(providers.primary?.calls).toBe(2);
+    const switches = events.filter((event) => event.type === 'provider_failover');
+    expect(switches.map((event) => [event.from_index, event.to_index])).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
+  });
+
+  it('cooldown_ms 0 turns it off', async () => {
+    const { router, providers } = setup(
+      {
+        primary: [failure('primary', { status: 401 }), answer('again')],
+        secondary: [answer('one')],
+      },
+      { cooldown_ms: 0 },
+    );
+    await router.chat_with_failover(USER, []);
+    expect((await router.chat_with_failover(USER, [])).message.content).toBe('again');
+    expect(providers.primary?.calls).toBe(2);
+  });
+});

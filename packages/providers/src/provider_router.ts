@@ -24,7 +24,21 @@ export interface ProviderRouterOptions extends Partial<RetryPolicy> {
   on_event?: (event: RouterEvent) => void;
   /** The wait between retries (tests inject a fake). Must reject on abort. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * How long a provider that failed is passed over while another provider of the chain has not
+   * failed (default `DEFAULT_COOLDOWN_MS`); a longer `retry-after` of its failure wins, up to
+   * `MAX_COOLDOWN_MS`. 0 turns the circuit breaker off.
+   */
+  cooldown_ms?: number;
+  /** The clock of the cool-down, in milliseconds (tests inject a fake). Default `Date.now`. */
+  now?: () => number;
 }
+
+/** How long a failed provider is passed over by default: one minute. */
+export const DEFAULT_COOLDOWN_MS = 60_000;
+
+/** The longest cool-down a provider's `retry-after` can ask for: ten minutes. */
+export const MAX_COOLDOWN_MS = 600_000;
 
 /**
  * Holds the provider kinds and the failover chain, and makes model calls through them.
@@ -39,6 +53,10 @@ export class ProviderRouter {
   readonly #policy: RetryPolicy;
   readonly #on_event: ((event: RouterEvent) => void) | undefined;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #cooldown_ms: number;
+  readonly #now: () => number;
+  /** Per chain index: until when (by `#now`) the provider is passed over; 0 when it is not. */
+  readonly #cooling_until: number[];
 
   /** Throws (a programmer error) when the chain is empty or a retry setting is negative. */
   constructor(options: ProviderRouterOptions) {
@@ -56,6 +74,12 @@ export class ProviderRouter {
     }
     this.#on_event = options.on_event;
     this.#sleep = options.sleep ?? ((ms, signal) => wait(ms, undefined, { signal }));
+    this.#cooldown_ms = options.cooldown_ms ?? DEFAULT_COOLDOWN_MS;
+    if (!(this.#cooldown_ms >= 0)) {
+      throw new Error(`ProviderRouter: cooldown_ms must be >= 0, got ${this.#cooldown_ms}`);
+    }
+    this.#now = options.now ?? Date.now;
+    this.#cooling_until = new Array(this.chain.length).fill(0);
     for (const [kind, factory] of Object.entries(options.kinds ?? {})) {
       this.register_kind(kind, factory);
     }
@@ -129,6 +153,10 @@ export class ProviderRouter {
    *   true`, neither retried nor failed over, so no text is ever streamed twice;
    * - the caller's abort rejects promptly with a `ProviderError` of kind `aborted` (also during a
    *   backoff wait), and nothing is retried after it;
+   * - circuit breaker: a provider that failed (after its retries) is passed over for
+   *   `cooldown_ms` (or its longer `retry-after`, up to `MAX_COOLDOWN_MS`) by later calls, which
+   *   go straight to the next provider; it is tried again once the cool-down is over, or as a
+   *   last resort when every other provider failed in the same call; an answer clears it;
    * - each retry and each switch emits a `RouterEvent`;
    * - when every provider failed it rejects with one error: the provider's own when the chain
    *   has one entry, else a `ProviderChainError` listing each provider, model and why;
@@ -141,18 +169,19 @@ export class ProviderRouter {
   ): Promise<ChatResult> {
     const signal = options.signal;
     const failures: ChainFailure[] = [];
-    for (let index = 0; index < this.chain.length; index++) {
+    let previous_index: number | undefined;
+    for (const index of this.#order()) {
       const config = this.chain[index] as ProviderConfig;
       const context = { provider: config.kind, model: config.model, signal };
       if (signal?.aborted) throw to_provider_error(signal.reason, context);
-      if (index > 0) {
+      if (previous_index !== undefined) {
         const previous = failures.at(-1)?.error as ProviderError;
-        const from = this.chain[index - 1] as ProviderConfig;
+        const from = this.chain[previous_index] as ProviderConfig;
         this.#emit({
           type: 'provider_failover',
           from_provider: from.kind,
           from_model: from.model,
-          from_index: index - 1,
+          from_index: previous_index,
           to_provider: config.kind,
           to_model: config.model,
           to_index: index,
@@ -161,11 +190,14 @@ export class ProviderRouter {
           ...(previous.status === undefined ? {} : { status: previous.status }),
         });
       }
+      previous_index = index;
       let provider: LLMProvider;
       try {
         provider = this.provider(index);
       } catch (error) {
-        failures.push({ error: to_provider_error(error, context), attempts: 0 });
+        const failure = to_provider_error(error, context);
+        failures.push({ error: failure, attempts: 0 });
+        this.#cool(index, failure);
         continue;
       }
       for (let retry = 0; ; retry++) {
@@ -179,6 +211,7 @@ export class ProviderRouter {
           : undefined;
         try {
           const result = await provider.chat(messages, tools, { ...options, on_delta });
+          this.#cooling_until[index] = 0;
           return {
             ...result,
             provider: result.provider ?? config.kind,
@@ -193,6 +226,7 @@ export class ProviderRouter {
           const delay = retry_delay(error, retry, this.#policy);
           if (delay === undefined) {
             failures.push({ error, attempts: retry + 1 });
+            this.#cool(index, error);
             break;
           }
           this.#emit({
@@ -224,6 +258,27 @@ export class ProviderRouter {
   /** `chat_with_failover` as a `ChatFn`, for the loop. */
   as_chat_fn(): ChatFn {
     return (messages, tools, options) => this.chat_with_failover(messages, tools, options);
+  }
+
+  /**
+   * The chain indices in the order this call tries them: the providers not cooling down, in
+   * chain order, then those cooling down (a last resort, in chain order).
+   */
+  #order(): number[] {
+    const now = this.#now();
+    const ready: number[] = [];
+    const cooling: number[] = [];
+    for (let index = 0; index < this.chain.length; index++) {
+      ((this.#cooling_until[index] as number) > now ? cooling : ready).push(index);
+    }
+    return [...ready, ...cooling];
+  }
+
+  /** Starts the cool-down of the provider at `index` after `error`. */
+  #cool(index: number, error: ProviderError): void {
+    if (this.#cooldown_ms === 0) return;
+    const asked = Math.min(error.retry_after_ms ?? 0, MAX_COOLDOWN_MS);
+    this.#cooling_until[index] = this.#now() + Math.max(this.#cooldown_ms, asked);
   }
 
   #emit(event: RouterEvent): void {
