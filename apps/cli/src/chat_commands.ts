@@ -1,4 +1,10 @@
-import type { Agent } from '@lich/agent';
+import {
+  type Agent,
+  type CommandContext,
+  type CommandInfo,
+  SessionHostError,
+  type SessionListing,
+} from '@lich/agent';
 import type { Message } from '@lich/core';
 
 /** What a chat's slash command works on. */
@@ -7,18 +13,17 @@ export interface ChatState {
   history: Message[];
   /** The model asked for with `/model`, or undefined for the configured chain. */
   model: string | undefined;
+  /** The chat's session, or null with `--no-session`. */
+  session_id: string | null;
   /** Writes a line for the person (stderr). */
   say(text: string): void;
 }
 
-/** One slash command of `lich chat`. */
-export interface ChatCommand {
-  name: string;
-  description: string;
-  argument_hint?: string;
-  /** Resolves with `exit` when the chat should end. */
-  run(args: string, state: ChatState): Promise<{ exit?: boolean } | undefined>;
-}
+/** The commands only the chat has: leaving it. Every other one is the agent's registry's. */
+const LOCAL_COMMANDS: readonly CommandInfo[] = [
+  { name: 'exit', description: 'Leave the chat.' },
+  { name: 'quit', description: 'Leave the chat.' },
+];
 
 function label(state: ChatState): string {
   const chain = state.agent.resolve_model(state.model) ?? state.agent.config.providers;
@@ -26,76 +31,68 @@ function label(state: ChatState): string {
   return first ? `${first.kind}/${first.model}` : 'none';
 }
 
-/**
- * The slash commands `lich chat` handles itself. Kept in this one list so a shared command
- * registry (the SessionHost's) can take its place without touching the chat loop.
- */
-export const CHAT_COMMANDS: readonly ChatCommand[] = [
-  {
-    name: 'help',
-    description: 'list the slash commands',
-    async run(_args, state) {
-      for (const command of CHAT_COMMANDS) {
-        const hint = command.argument_hint ? ` ${command.argument_hint}` : '';
-        state.say(`/${command.name}${hint}  ${command.description}`);
-      }
-      state.say('//text sends a line that starts with a slash');
-      return undefined;
-    },
-  },
-  {
-    name: 'clear',
-    description: 'start the conversation afresh (the session file keeps what was said)',
-    async run(_args, state) {
+async function session_listing(state: ChatState): Promise<SessionListing[]> {
+  const { SessionStore } = await import('@lich/session');
+  const store = new SessionStore({ session_dir: state.agent.config.session_dir });
+  return (await store.list())
+    .filter((summary) => summary.problem === undefined)
+    .map((summary) => ({
+      session_id: summary.id,
+      title: summary.title,
+      updated: summary.updated,
+      live: summary.id === state.session_id,
+    }));
+}
+
+/** The chat as a slash command's surface: the same context a SessionHost session gives. */
+function chat_context(state: ChatState): CommandContext {
+  const { agent } = state;
+  return {
+    session_id: state.session_id,
+    work_dir: agent.config.work_dir,
+    commands: () => [...agent.commands.list(), ...LOCAL_COMMANDS],
+    clear: async () => {
       state.history = [];
-      state.say('the conversation was cleared');
-      return undefined;
     },
-  },
-  {
-    name: 'model',
-    argument_hint: '[provider/model]',
-    description: 'show the model, or switch to another one',
-    async run(args, state) {
-      if (args !== '') {
-        if (state.agent.resolve_model(args) === null) {
-          state.say(`no provider in the config serves '${args}'`);
-          return undefined;
-        }
-        state.model = args;
-      }
-      state.say(`model: ${label(state)}`);
-      return undefined;
-    },
-  },
-  {
-    name: 'compact',
-    description: 'summarise the earlier conversation now, to free context',
-    async run(_args, state) {
-      const result = await state.agent.compact(state.history, {
+    compact: async () => {
+      const result = await agent.compact(state.history, {
         ...(state.model === undefined ? {} : { model: state.model }),
       });
-      if (!result.ok) {
-        state.say(`could not compact: ${result.error ?? 'the summary failed'}`);
-        return undefined;
-      }
+      if (!result.ok) return { ok: false, output: `Nothing was compacted: ${result.error}` };
       const before = state.history.length;
       state.history = [...result.messages];
-      state.say(`compacted the conversation: ${before} → ${state.history.length} messages`);
-      return undefined;
+      return { ok: true, output: `Compacted ${before} messages into ${state.history.length}.` };
     },
-  },
-  { name: 'exit', description: 'leave the chat', run: async () => ({ exit: true }) },
-  { name: 'quit', description: 'leave the chat', run: async () => ({ exit: true }) },
-];
+    model: async () => label(state),
+    set_model: async (model) => {
+      if (agent.resolve_model(model) === null) {
+        throw new SessionHostError(
+          'invalid_argument',
+          `no provider in the config serves '${model}'`,
+        );
+      }
+      state.model = model.trim();
+    },
+    models: () =>
+      agent.config.providers.map((entry, index) => ({
+        provider: entry.kind,
+        model: entry.model,
+        default: index === 0,
+      })),
+    sessions: () => session_listing(state),
+  };
+}
 
 /** A line that names a slash command: `/word` at its start. `//text` is text. */
 const COMMAND_LINE = /^\/([A-Za-z][\w-]*)(?:\s+(.*))?$/s;
 
 /**
  * Runs `line` when it is a slash command: resolves with `{ handled: false }` for a line to send
- * to the model, else with whether to leave. An unknown command is answered with an error line
- * (not sent to the model). `//text` is handled: it becomes the text `/text` to send.
+ * to the model, else with whether to leave. `/exit` and `/quit` are the chat's own; every other
+ * command runs from the agent's command registry (`Agent.commands`: `/help`, `/clear`,
+ * `/compact`, `/model`, `/sessions` and those plugins add), the registry every surface shares.
+ * An unknown command is answered with an error line (not sent to the model). `//text` becomes
+ * the text `/text` to send.
  */
 export async function run_chat_command(
   line: string,
@@ -105,11 +102,15 @@ export async function run_chat_command(
   const match = COMMAND_LINE.exec(line);
   if (match === null) return { handled: false, text: line };
   const name = (match[1] as string).toLowerCase();
-  const command = CHAT_COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) {
+  if (LOCAL_COMMANDS.some((command) => command.name === name)) {
+    return { handled: true, exit: true };
+  }
+  if (!state.agent.commands.has(name)) {
     state.say(`unknown command /${name} (see /help; //${name} sends it as text)`);
     return { handled: true, exit: false };
   }
-  const result = await command.run((match[2] ?? '').trim(), state);
-  return { handled: true, exit: result?.exit === true };
+  const result = await state.agent.commands.run(chat_context(state), name, match[2] ?? '');
+  if (result.output !== '') state.say(result.output);
+  if (name === 'help') state.say('//text sends a line that starts with a slash');
+  return { handled: true, exit: false };
 }

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   type FakeServer,
   start_ollama_server,
@@ -146,7 +148,7 @@ describe('chat slash commands', () => {
       expect(result.stdout).toBe('one\ntwo\n');
       expect(result.stderr).toMatch(/\/compact/);
       expect(result.stderr).toMatch(/unknown command \/nosuch/);
-      expect(result.stderr).toMatch(/model: openai_compat\/fake-model/);
+      expect(result.stderr).toMatch(/model: openai_compat\/fake-model/i);
       expect(server.requests).toHaveLength(2);
       const second = request_body(server, 1);
       expect(second.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
@@ -155,5 +157,35 @@ describe('chat slash commands', () => {
     } finally {
       await ollama.close();
     }
+  });
+
+  it('runs the slash commands a plugin adds and /sessions from the shared registry', async () => {
+    await mkdir(join(sandbox.work_dir, '.lich'), { recursive: true });
+    await writeFile(
+      join(sandbox.work_dir, '.lich', 'config.json'),
+      JSON.stringify({ plugins: ['./deploy.mjs'] }),
+    );
+    await writeFile(
+      join(sandbox.work_dir, 'deploy.mjs'),
+      `export default { name: 'deploy', register(api) {
+        api.register_command({
+          name: 'deploy',
+          description: 'Ship it.',
+          argument_hint: '<env>',
+          run: (args, context) => 'deployed ' + args + ' from session ' + context.session_id,
+        });
+      } };\n`,
+    );
+    server.enqueue({ text: 'one' });
+    const result = await run(['chat'], { input: 'first\n/help\n/deploy prod\n/sessions\n/quit\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('one\n');
+    expect(result.stderr).toMatch(/\/deploy <env> {2}Ship it\./);
+    expect(result.stderr).toMatch(/\/sessions/);
+    const id = /deployed prod from session (\S+)/.exec(result.stderr)?.[1];
+    expect(id).toMatch(/^\d{8}/);
+    // /sessions lists the chat's own session file, marked live
+    expect(result.stderr).toMatch(new RegExp(`${id}  \\S+ \\S+  \\(live\\) first`));
+    expect(server.requests).toHaveLength(1);
   });
 });

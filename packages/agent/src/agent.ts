@@ -1,20 +1,12 @@
-import { dirname } from 'node:path';
-import type {
-  AgentListener,
-  ChatFn,
-  LoopOutcome,
-  Message,
-  ToolDefinition,
-  Usage,
-} from '@lich/core';
+import type { AgentListener } from '@lich/core';
 import {
   AgentEmitter,
   type CompressResult,
   compress_messages,
   empty_usage,
+  type Message,
   run_conversation,
 } from '@lich/core';
-import type { RouterEvent } from '@lich/providers';
 import {
   attach_recorder,
   type SessionHandle,
@@ -29,110 +21,25 @@ import {
   ToolExecutor,
   ToolRegistry,
 } from '@lich/tools';
+import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
+import { type Prepared, prepare_runs } from './agent_prepare.js';
+import { builtin_commands } from './builtin_commands.js';
 import { collect_usage } from './collect_usage.js';
-import { user_config_path } from './config_file.js';
+import { CommandRegistry } from './command_registry.js';
 import type { AgentConfig, ProviderEntry } from './config_schema.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
-import { type Approver, PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permission_gate.js';
+import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permission_gate.js';
 import {
   PermissionPolicy,
   type RememberedAnswers,
   remembered_answers,
 } from './permission_policy.js';
-import {
-  find_project_instructions,
-  find_user_instructions,
-  type ProjectInstructions,
-  with_project_instructions,
-} from './project_instructions.js';
-import type { ApprovalMode } from './session_host_types.js';
 import { session_permission_gate } from './session_permission_gate.js';
-import { tool_allowed, unmatched_tool_patterns } from './tool_allowlist.js';
+import { tool_allowed } from './tool_allowlist.js';
 
-/** How an Agent is built. */
-export interface AgentOptions {
-  /** The frozen config (`load_config` or `make_config`). */
-  config: AgentConfig;
-  /** Where API keys are read from (`api_key_env`); default `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Talk to this ChatFn instead of the configured providers (tests, library users). */
-  chat?: ChatFn;
-  /**
-   * Extra tools (subject to `tools_enabled`): registered after the builtins, except that a tool
-   * named like a builtin takes that builtin's place (a surface's own `read_file`, say).
-   */
-  tools?: readonly Tool<never>[];
-  /** The version written to new sessions (default: this package's). */
-  lich_version?: string;
-  /** Hears warnings: a failed MCP server, a session that could not be opened. Default stderr. */
-  on_warning?: (text: string) => void;
-  /** Hears the provider router's retries and failovers. */
-  on_provider_event?: (event: RouterEvent) => void;
-}
-
-/** One run's input. */
-export interface AgentRunOptions {
-  /** The user's message. */
-  input: string;
-  /** Earlier messages of the conversation; never mutated. */
-  history?: readonly Message[];
-  /** Aborts the run: it ends with `stopped_reason: 'aborted'`. */
-  signal?: AbortSignal;
-  /**
-   * The session to record into: a handle (shared across runs, e.g. a chat), `false` for none, or
-   * absent to open a new session file for this run under `session_dir`.
-   */
-  session?: SessionHandle | false;
-  /** Hears this run's events only (the agent's emitter hears every run's). */
-  on_event?: AgentListener;
-  /**
-   * Asked after each turn's tool results; the messages it returns go in before the next model
-   * call (`LoopParams.take_steering`).
-   */
-  take_steering?: () => readonly Message[];
-  /**
-   * Run on this model instead of the chain's first: `model` or `provider/model`
-   * (`Agent.resolve_model`). Ignored when the agent was built with `chat`.
-   */
-  model?: string;
-  /** Hears the provider router's retries and failovers of this run only. */
-  on_provider_event?: (event: RouterEvent) => void;
-  /** Hears this run's warnings (a session record that could not be written) instead of the agent's. */
-  on_warning?: (text: string) => void;
-  /** Extra fields handed to every tool call's context (a permission gate, a session id). */
-  tool_context?: Readonly<Record<string, unknown>>;
-  /**
-   * How this run's tool calls are approved (`PermissionPolicy`): default
-   * `config.permissions.mode`, else `yolo` (every call runs but those a deny rule names, as
-   * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
-   */
-  approval_mode?: ApprovalMode;
-  /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
-  approver?: Approver;
-}
-
-/** What a run produced. */
-export interface AgentRunResult {
-  outcome: LoopOutcome;
-  /** The whole conversation after the run: the history, the new message and the run's messages. */
-  transcript: Message[];
-  /** The summed usage of this run's model calls. */
-  usage_total: Usage;
-  /** The session file written to, or null when the run was not recorded. */
-  session_path: string | null;
-}
-
-function enabled_mcp_servers(config: AgentConfig): boolean {
-  if (config.tools_enabled !== undefined && config.tools_enabled.length === 0) return false;
-  return Object.values(config.mcp_servers).some((server) => server.enabled !== false);
-}
-
-interface Prepared {
-  system_prompt: string;
-  definitions: ToolDefinition[];
-}
+export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
 /**
  * The composition root: config, provider router, tool registry and executor, MCP, plugins,
@@ -146,8 +53,10 @@ interface Prepared {
  * - `run` never mutates `history`; each run has its own history and usage total;
  * - a model failure rejects `run` with the provider's error (the session records
  *   `run_end` with `stopped_reason: 'error'`); an abort resolves with `stopped_reason: 'aborted'`;
- * - a plugin that cannot be loaded rejects `run` with a `ConfigError`; a failed MCP server and a
- *   session that cannot be written are warnings, and the run goes on;
+ * - a plugin that cannot be loaded rejects `run` (and `prepare_plugins`) with a `ConfigError`; a
+ *   failed MCP server and a session that cannot be written are warnings, and the run goes on;
+ * - `commands` holds the built-in slash commands from the start, and the plugins' once they are
+ *   loaded (`prepare_plugins`, or the first run); every surface runs its slash commands from it;
  * - `close` stops MCP servers and is idempotent.
  */
 export class Agent {
@@ -158,6 +67,8 @@ export class Agent {
   readonly executor: ToolExecutor;
   /** The config's permission rules; every run's tool calls go through them. */
   readonly permissions: PermissionPolicy;
+  /** The slash commands every surface lists and runs: the built-in ones, then the plugins'. */
+  readonly commands = new CommandRegistry();
   /** `allow_always` / `reject_always` answers, per session file, for runs sharing one. */
   readonly #remembered = new WeakMap<SessionHandle, RememberedAnswers>();
   readonly #env: Readonly<Record<string, string | undefined>>;
@@ -165,7 +76,7 @@ export class Agent {
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
   #prepared: Promise<Prepared> | undefined;
-  #plugins: LoadedPlugins | undefined;
+  #plugins: Promise<LoadedPlugins | undefined> | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
@@ -216,6 +127,7 @@ export class Agent {
     });
     // the configured chain is built now, so a config the router refuses fails here, as before
     this.#chats.chat_for(undefined);
+    for (const command of builtin_commands()) this.commands.register(command);
   }
 
   /**
@@ -239,62 +151,42 @@ export class Agent {
       .filter((name) => tool_allowed(name, tools_enabled, tools_disabled));
   }
 
+  /**
+   * Loads the config's plugins now, once (the first run does it otherwise), so their tools and
+   * slash commands are there before any run. Rejects with a `ConfigError` naming the plugin that
+   * could not be loaded; the next call tries again.
+   */
+  prepare_plugins(): Promise<void> {
+    const { config } = this;
+    if (config.plugins.length === 0) return Promise.resolve();
+    this.#plugins ??= load_plugins(config.plugins, {
+      registry: this.registry,
+      executor: this.executor,
+      emitter: this.emitter,
+      commands: this.commands,
+      work_dir: config.work_dir,
+      on_warning: this.#warn,
+    });
+    const loading = this.#plugins;
+    loading.catch(() => {
+      if (this.#plugins === loading) this.#plugins = undefined;
+    });
+    return loading.then(() => undefined);
+  }
+
   #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
-    this.#prepared ??= (async () => {
-      const { config } = this;
-      if (config.plugins.length > 0) {
-        this.#plugins = await load_plugins(config.plugins, {
-          registry: this.registry,
-          executor: this.executor,
-          emitter: this.emitter,
-          work_dir: config.work_dir,
-          on_warning: this.#warn,
-        });
-      }
-      if (enabled_mcp_servers(config)) {
-        // Imported here so a run without MCP servers never loads the MCP client.
-        const { attach_mcp } = await import('@lich/mcp');
-        const attachment = await attach_mcp(config.mcp_servers, this.registry, {
-          ...(config.tools_enabled === undefined ? {} : { tools_enabled: config.tools_enabled }),
-          work_dir: config.work_dir,
-          on_warning: this.#warn,
-          ...(signal === undefined ? {} : { signal }),
-        });
+    this.#prepared ??= prepare_runs({
+      config: this.config,
+      registry: this.registry,
+      env: this.#env,
+      known_tools: this.#known_tools,
+      load_plugins: () => this.prepare_plugins(),
+      on_mcp: (attachment) => {
         this.#mcp = attachment;
-      }
-      const { tools_enabled, tools_disabled } = config;
-      const registered = this.registry.names();
-      for (const warning of unmatched_tool_patterns(
-        [...new Set([...this.#known_tools, ...registered])],
-        {
-          ...(tools_enabled === undefined ? {} : { tools_enabled }),
-          ...(tools_disabled === undefined ? {} : { tools_disabled }),
-        },
-      )) {
-        this.#warn(warning);
-      }
-      // A tool the lists do not allow is not offered, and cannot be called either.
-      for (const name of registered) {
-        if (!tool_allowed(name, tools_enabled, tools_disabled)) this.registry.unregister(name);
-      }
-      const on_skip = (path: string, reason: string) =>
-        this.#warn(`instructions ${path} were not read: ${reason}`);
-      const user = await find_user_instructions(dirname(user_config_path(this.#env)), {
-        on_skip,
-      });
-      const instructions: ProjectInstructions[] = [
-        ...(user ? [user] : []),
-        ...(await find_project_instructions(config.work_dir, { on_skip })),
-      ];
-      return {
-        system_prompt: with_project_instructions(
-          config.system_prompt,
-          instructions,
-          config.work_dir,
-        ),
-        definitions: config.tools_enabled?.length === 0 ? [] : this.registry.definitions(),
-      };
-    })();
+      },
+      on_warning: this.#warn,
+      ...(signal === undefined ? {} : { signal }),
+    });
     // A failed preparation (a plugin that does not load) is retried by the next run.
     this.#prepared.catch(() => {
       this.#prepared = undefined;
@@ -355,7 +247,7 @@ export class Agent {
         })
       : null;
     try {
-      const chat = this.#chats.chat_for(options.model);
+      const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
         chat,
         tools: this.executor,
@@ -376,9 +268,7 @@ export class Agent {
         compression: { ...config.compression },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
       };
-      const outcome = await this.#chats.with_listener(options.on_provider_event, () =>
-        run_conversation(deps, seed, params),
-      );
+      const outcome = await run_conversation(deps, seed, params);
       return {
         outcome,
         transcript: outcome.messages,
@@ -442,6 +332,7 @@ export class Agent {
     if (this.#closed) return;
     this.#closed = true;
     await this.#mcp?.close().catch(() => undefined);
-    await this.#plugins?.close().catch(() => undefined);
+    const plugins = await this.#plugins?.catch(() => undefined);
+    await plugins?.close().catch(() => undefined);
   }
 }

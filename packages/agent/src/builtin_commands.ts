@@ -6,8 +6,8 @@ const HELP: SlashCommand = {
   name: 'help',
   description: 'List the slash commands.',
   run(context) {
-    const lines = context.host
-      .commands(context.session_id)
+    const lines = context
+      .commands()
       .map(
         (command) =>
           `/${command.name}${command.argument_hint ? ` ${command.argument_hint}` : ''}  ${command.description}`,
@@ -38,27 +38,24 @@ const MODEL: SlashCommand = {
   description: 'Show the model, or switch this session to another one.',
   argument_hint: '[provider/model]',
   async run(context, args) {
-    const { host, session_id } = context;
     if (args === '') {
-      const info = await host.get(session_id);
-      const others = host
+      const others = context
         .models()
         .map((model) => `  ${model.provider}/${model.model}${model.default ? ' (default)' : ''}`);
       return {
         ok: true,
-        output: [`Model: ${info.provider}/${info.model}`, 'Configured:', ...others].join('\n'),
+        output: [`Model: ${await context.model()}`, 'Configured:', ...others].join('\n'),
       };
     }
     try {
-      await host.set_model(session_id, args);
+      await context.set_model(args);
     } catch (error) {
       if (SessionHostError.is_instance(error) && error.code === 'invalid_argument') {
         return { ok: false, output: error.message };
       }
       throw error;
     }
-    const info = await host.get(session_id);
-    return { ok: true, output: `Model: ${info.provider}/${info.model}` };
+    return { ok: true, output: `Model: ${await context.model()}` };
   },
 };
 
@@ -66,7 +63,7 @@ const SESSIONS: SlashCommand = {
   name: 'sessions',
   description: 'List the sessions of this work dir, newest first.',
   async run(context) {
-    const sessions = await context.host.list();
+    const sessions = await context.sessions();
     if (sessions.length === 0) return { ok: true, output: 'No sessions yet.' };
     const lines = sessions
       .slice(0, 20)

@@ -1,14 +1,44 @@
-import type { CommandInfo, CommandResult, SessionHost } from './session_host_types.js';
+import { COMMAND_NAME_PATTERN } from '@lich/tools';
+import type {
+  CommandInfo,
+  CommandResult,
+  ModelInfo,
+  SessionHost,
+  SessionInfo,
+} from './session_host_types.js';
 
-/** What a slash command runs with. */
+/** One line of `/sessions`. */
+export type SessionListing = Pick<SessionInfo, 'session_id' | 'title' | 'updated' | 'live'>;
+
+/**
+ * What a slash command runs with: the surface it was typed in (a `SessionHost` session, or
+ * `lich chat`'s own conversation). Every surface supplies each of these, so one registry serves
+ * them all.
+ */
 export interface CommandContext {
-  host: SessionHost;
-  /** The session the command was typed in. */
-  session_id: string;
+  /** The session the command was typed in; null when the surface records none. */
+  session_id: string | null;
+  /** The agent's work dir. */
+  work_dir: string;
+  /** The host, when the surface runs on one. */
+  host?: SessionHost;
+  /** The commands this surface offers, for `/help`: the registry's and the surface's own. */
+  commands(): CommandInfo[];
   /** Empties the session's conversation (the file keeps what was said). */
   clear(): Promise<void>;
   /** Compresses the session's conversation now. */
   compact(): Promise<CommandResult>;
+  /** The model the session runs on: `provider/model`. */
+  model(): Promise<string>;
+  /**
+   * Switches the session to `model` (`model` or `provider/model`). Rejects with a
+   * `SessionHostError` of code `invalid_argument` when no configured provider serves it.
+   */
+  set_model(model: string): Promise<void>;
+  /** The configured models. */
+  models(): ModelInfo[];
+  /** The sessions of the work dir, newest first. */
+  sessions(): Promise<SessionListing[]>;
 }
 
 /**
@@ -21,7 +51,7 @@ export interface SlashCommand extends CommandInfo {
   run(context: CommandContext, args: string): Promise<CommandResult> | CommandResult;
 }
 
-const NAME = /^[a-z][a-z0-9_-]*$/;
+const NAME = COMMAND_NAME_PATTERN;
 
 /**
  * The slash commands of a host: the built-ins and those plugins add.

@@ -13,6 +13,7 @@ export { type CommandParts, command_parts } from './command_parts.js';
 export {
   type CommandContext,
   CommandRegistry,
+  type SessionListing,
   type SlashCommand,
 } from './command_registry.js';
 export { ConfigError } from './config_error.js';

@@ -3,7 +3,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentEmitter } from '@lich/core';
 import type { Plugin, ToolExecutor, ToolRegistry } from '@lich/tools';
+import type { CommandRegistry } from './command_registry.js';
 import { ConfigError } from './config_error.js';
+import { register_plugin_commands } from './plugin_commands.js';
 
 /** What plugins are loaded into. */
 export interface PluginTarget {
@@ -11,6 +13,8 @@ export interface PluginTarget {
   executor: ToolExecutor;
   /** Plugin event listeners hear every run's events from here. */
   emitter: AgentEmitter;
+  /** Plugin slash commands go here (beside the built-in ones). */
+  commands: CommandRegistry;
   /** Where module paths are resolved from. */
   work_dir: string;
   /** Hears a plugin hook that failed (the run goes on). */
@@ -83,7 +87,8 @@ async function resolve_plugin(name: string, work_dir: string): Promise<Plugin> {
  * Loads the plugins a config names, in order, through a `PluginHost`: `gatekeeper` is built in;
  * any other name is a module path (relative to the work dir) or a package name whose default
  * export (or `plugin` export) is a Plugin or a function returning one. Their tools go into the
- * registry, their hooks onto the executor, their listeners onto the emitter.
+ * registry, their hooks onto the executor, their listeners onto the emitter, their slash
+ * commands into the command registry.
  * Rejects with a ConfigError naming the plugin when one cannot be loaded or registered: a plugin
  * that was asked for (a gatekeeper, say) never silently goes missing.
  */
@@ -105,9 +110,11 @@ export async function load_plugins(
       throw new ConfigError(message_of(error), { key_path: 'plugins', cause: error });
     }
   }
+  const remove_commands = register_plugin_commands(target.commands, host.commands());
   try {
     host.register_tools(target.registry);
   } catch (error) {
+    remove_commands();
     throw new ConfigError(message_of(error), { key_path: 'plugins', cause: error });
   }
   const remove_hooks = target.executor.add_hooks(host.tool_hooks);
@@ -115,6 +122,7 @@ export async function load_plugins(
   return {
     names: host.plugin_names,
     close: async () => {
+      remove_commands();
       remove_hooks();
       stop_listening();
     },

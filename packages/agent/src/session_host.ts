@@ -5,21 +5,19 @@ import {
   is_valid_session_id,
   new_session_id,
   one_line,
-  SessionError,
-  type SessionHandle,
-  type SessionStorage,
   SessionStore,
-  type SessionSummary,
   TITLE_LIMIT,
 } from '@lich/session';
 import type { Agent } from './agent.js';
-import { builtin_commands } from './builtin_commands.js';
-import { type CommandContext, CommandRegistry } from './command_registry.js';
+import type { CommandRegistry } from './command_registry.js';
 import { DEFAULT_COALESCE_MS } from './delta_coalescer.js';
+import { host_command_context } from './host_commands.js';
+import { HostStorage, summary_info } from './host_storage.js';
 import { LiveSession } from './live_session.js';
-import { type Approver, PERMISSION_GATE_FIELD } from './permission_gate.js';
+import { PERMISSION_GATE_FIELD } from './permission_gate.js';
 import { PermissionRequests } from './permission_requests.js';
 import { SessionHostError } from './session_host_error.js';
+import type { SessionHostOptions } from './session_host_options.js';
 import type {
   ApprovalMode,
   CommandInfo,
@@ -38,44 +36,7 @@ import { PERMISSION_OPTIONS } from './session_host_types.js';
 import { session_permission_gate } from './session_permission_gate.js';
 import { tool_allowed } from './tool_allowlist.js';
 
-/** How a host is built. */
-export interface SessionHostOptions {
-  /** The agent every session runs on. `shutdown` closes it. */
-  agent: Agent;
-  /**
-   * Where sessions are recorded: default the JSONL files of `agent.config.session_dir`; `false`
-   * records nothing (sessions live in memory only).
-   */
-  storage?: SessionStorage | false;
-  /** The approval mode of new sessions (default `config.permissions.mode`, else `default`). */
-  approval_mode?: ApprovalMode;
-  /**
-   * Answers permission requests besides the subscribers that can approve (a gateway's owner);
-   * its request is a `permission.request` event all the same, and the first answer wins. With
-   * neither, `ask` means deny, with a message saying how to allow.
-   */
-  approver?: Approver;
-  /** Events held per session for replay (default 512). */
-  ring_events?: number;
-  /** Bytes (JSON) held per session for replay (default 4 MiB). */
-  ring_bytes?: number;
-  /** Spacing of coalesced text deltas in ms (default 33, about 30 per second); 0 sends each. */
-  coalesce_ms?: number;
-  /**
-   * Seed each run with at most this many messages of the session's history (a gateway keeps
-   * chats short): older messages are left out from a user message on, so a tool result never
-   * loses its call. The session file keeps everything said; a trimmed seed is written anew.
-   */
-  history_limit?: number;
-  /** The process epoch (default a new random id). */
-  epoch?: string;
-  /** The version written to new session files (default the agent's). */
-  lich_version?: string;
-  /** Hears warnings; default stderr. */
-  on_warning?: (text: string) => void;
-  /** The clock, for tests. */
-  now?: () => Date;
-}
+export type { SessionHostOptions } from './session_host_options.js';
 
 const APPROVAL_MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
 
@@ -90,24 +51,6 @@ function text_argument(value: unknown, name: string): string {
   return value;
 }
 
-function summary_info(summary: SessionSummary, approval_mode: ApprovalMode): SessionInfo {
-  return {
-    session_id: summary.id,
-    title: summary.title,
-    path: summary.path,
-    work_dir: summary.work_dir,
-    model: summary.model,
-    provider: 'unknown',
-    created: summary.created,
-    updated: summary.updated,
-    live: false,
-    busy: false,
-    queued: 0,
-    approval_mode,
-    usage_total: summary.usage,
-  };
-}
-
 /**
  * The `SessionHost` over one Agent (see the interface's contract). Sessions are recorded through
  * `storage`, the JSONL files of the agent's `session_dir` by default.
@@ -115,12 +58,11 @@ function summary_info(summary: SessionSummary, approval_mode: ApprovalMode): Ses
 class Host implements SessionHost {
   readonly epoch: string;
   readonly #agent: Agent;
-  readonly #storage: SessionStorage | null;
+  readonly #storage: HostStorage;
   readonly #options: SessionHostOptions;
   readonly #sessions = new Map<string, LiveSession>();
   /** Loads in progress, so two loads of one session share one open. */
   readonly #loading = new Map<string, Promise<LiveSession>>();
-  readonly #commands = new CommandRegistry();
   readonly #requests = new PermissionRequests();
   readonly #warn: (text: string) => void;
   readonly #now: () => Date;
@@ -130,23 +72,31 @@ class Host implements SessionHost {
     this.#options = options;
     this.#agent = options.agent;
     this.epoch = options.epoch ?? new_epoch();
-    this.#storage =
+    this.#storage = new HostStorage(
       options.storage === false
         ? null
-        : (options.storage ?? new SessionStore({ session_dir: options.agent.config.session_dir }));
+        : (options.storage ?? new SessionStore({ session_dir: options.agent.config.session_dir })),
+    );
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#now = options.now ?? (() => new Date());
-    for (const command of builtin_commands()) this.#commands.register(command);
   }
 
-  /** The registry behind `commands` and `run_command`, for plugins and surfaces to add to. */
+  /** The agent's registry behind `commands` and `run_command`, for surfaces to add to. */
   get command_registry(): CommandRegistry {
-    return this.#commands;
+    return this.#agent.commands;
   }
 
   get #default_mode(): ApprovalMode {
     return this.#options.approval_mode ?? this.#agent.config.permissions.mode ?? 'default';
+  }
+
+  /** Loads the agent's plugins, so their slash commands are listed; a failure is a warning here
+   * (the run reports it). */
+  async #plugins_ready(): Promise<void> {
+    await this.#agent.prepare_plugins().catch((error: unknown) => {
+      this.#warn(`plugins: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   #check_open(): void {
@@ -195,20 +145,15 @@ class Host implements SessionHost {
       throw new SessionHostError('invalid_argument', `unknown approval mode '${approval_mode}'`);
     }
     const created = this.#now();
-    let handle: SessionHandle | null = null;
-    if (this.#storage !== null) {
-      try {
-        handle = await this.#storage.create({
-          work_dir: this.#agent.config.work_dir,
-          model: this.#agent.config.providers[0]?.model ?? 'unknown',
-          lich_version: this.#options.lich_version ?? (await this.#agent.version()),
-        });
-      } catch (error) {
-        this.#warn(
-          `the session is not recorded: ${error instanceof Error ? error.message : error}`,
-        );
-      }
-    }
+    await this.#plugins_ready();
+    const handle = await this.#storage.create(
+      {
+        work_dir: this.#agent.config.work_dir,
+        model: this.#agent.config.providers[0]?.model ?? 'unknown',
+        lich_version: this.#options.lich_version ?? (await this.#agent.version()),
+      },
+      this.#warn,
+    );
     const title = options.title === undefined ? '' : one_line(options.title, TITLE_LIMIT);
     const live = this.#live({
       id: handle?.id ?? new_session_id(created),
@@ -243,23 +188,11 @@ class Host implements SessionHost {
     if (typeof session_id !== 'string' || !is_valid_session_id(session_id)) {
       throw new SessionHostError('unknown_session', `no session '${String(session_id)}'`);
     }
-    const storage = this.#storage;
-    if (storage === null) throw new SessionHostError('unknown_session', `no session ${session_id}`);
     let loading = this.#loading.get(session_id);
     if (loading === undefined) {
       loading = (async () => {
-        let handle: SessionHandle;
-        try {
-          handle = await storage.open(session_id);
-        } catch (error) {
-          if (error instanceof SessionError && error.code === 'not_found') {
-            throw new SessionHostError('unknown_session', `no session ${session_id}`);
-          }
-          throw new SessionHostError(
-            'unavailable',
-            `session ${session_id} cannot be opened: ${error instanceof Error ? error.message : error}`,
-          );
-        }
+        const handle = await this.#storage.open(session_id);
+        await this.#plugins_ready();
         const state = handle.state;
         const history = conversation_of(state);
         const first_user = history.find((message) => message.role === 'user');
@@ -284,10 +217,9 @@ class Host implements SessionHost {
 
   async list(): Promise<SessionInfo[]> {
     const mode = this.#default_mode;
-    const on_disk = this.#storage === null ? [] : await this.#storage.list();
     const infos = new Map<string, SessionInfo>();
-    for (const summary of on_disk) {
-      if (summary.problem === undefined) infos.set(summary.id, summary_info(summary, mode));
+    for (const summary of await this.#storage.summaries()) {
+      infos.set(summary.id, summary_info(summary, mode));
     }
     for (const live of this.#sessions.values()) infos.set(live.id, live.info());
     return [...infos.values()].sort(
@@ -298,33 +230,13 @@ class Host implements SessionHost {
   async get(session_id: string): Promise<SessionInfo> {
     const live = this.#sessions.get(session_id);
     if (live !== undefined) return live.info();
-    const summary = this.#storage === null ? undefined : await this.#find_summary(session_id);
-    if (summary === undefined) {
-      throw new SessionHostError('unknown_session', `no session ${String(session_id)}`);
-    }
-    return summary_info(summary, this.#default_mode);
-  }
-
-  async #find_summary(session_id: string): Promise<SessionSummary | undefined> {
-    if (!is_valid_session_id(session_id)) return undefined;
-    const all = (await this.#storage?.list()) ?? [];
-    return all.find((summary) => summary.id === session_id && summary.problem === undefined);
+    return summary_info(await this.#storage.summary(session_id), this.#default_mode);
   }
 
   async history(session_id: string): Promise<Message[]> {
     const live = this.#sessions.get(session_id);
     if (live !== undefined) return structuredClone(live.history);
-    if (this.#storage === null || !is_valid_session_id(session_id)) {
-      throw new SessionHostError('unknown_session', `no session ${String(session_id)}`);
-    }
-    try {
-      return await this.#storage.read(session_id);
-    } catch (error) {
-      if (error instanceof SessionError && error.code === 'not_found') {
-        throw new SessionHostError('unknown_session', `no session ${session_id}`);
-      }
-      throw error;
-    }
+    return this.#storage.read(session_id);
   }
 
   async close(session_id: string): Promise<void> {
@@ -340,14 +252,10 @@ class Host implements SessionHost {
 
   async delete(session_id: string): Promise<void> {
     const live = this.#sessions.get(session_id);
-    if (live !== undefined) {
-      await this.close(session_id);
-    } else if (this.#storage === null || !is_valid_session_id(session_id)) {
-      throw new SessionHostError('unknown_session', `no session ${String(session_id)}`);
-    }
-    const deleted = (await this.#storage?.delete(session_id)) ?? false;
+    if (live !== undefined) await this.close(session_id);
+    const deleted = await this.#storage.delete(session_id);
     if (!deleted && live === undefined) {
-      throw new SessionHostError('unknown_session', `no session ${session_id}`);
+      throw new SessionHostError('unknown_session', `no session ${String(session_id)}`);
     }
   }
 
@@ -447,67 +355,16 @@ class Host implements SessionHost {
   }
 
   commands(_session_id?: string): CommandInfo[] {
-    return this.#commands.list();
+    return this.#agent.commands.list();
   }
 
   async run_command(session_id: string, name: string, args = ''): Promise<CommandResult> {
     const live = await this.#session(session_id);
-    const context: CommandContext = {
-      host: this,
-      session_id,
-      clear: async () => {
-        live.history = [];
-        live.touch();
-      },
-      compact: () => this.#compact(live),
-    };
-    return this.#commands.run(context, name, args);
-  }
-
-  async #compact(live: LiveSession): Promise<CommandResult> {
-    if (live.busy) return { ok: false, output: 'A run is in flight; /compact after it ends.' };
-    const before = live.history;
-    const result = await this.#agent.compact(before, {
-      ...(live.model_spec === undefined ? {} : { model: live.model_spec }),
-    });
-    if (!result.ok) {
-      live.publish('compaction', {
-        turn_id: '',
-        ok: false,
-        before_count: before.length,
-        after_count: before.length,
-        error: result.error,
-      });
-      return { ok: false, output: `Nothing was compacted: ${result.error}` };
-    }
-    live.history = result.messages;
-    live.handle
-      ?.append({
-        type: 'compress_end',
-        run: live.handle.state.runs,
-        ok: true,
-        before_count: before.length,
-        after_count: result.messages.length,
-        from: result.from,
-        to: result.to,
-        replaced: result.to - result.from,
-        summary: result.summary,
-        summary_message: result.summary_message,
-        ...(result.usage === undefined ? {} : { usage: result.usage }),
-      })
-      .catch((error: unknown) =>
-        this.#warn(`session ${live.id}: the compaction was not recorded: ${String(error)}`),
-      );
-    live.publish('compaction', {
-      turn_id: '',
-      ok: true,
-      before_count: before.length,
-      after_count: result.messages.length,
-    });
-    return {
-      ok: true,
-      output: `Compacted ${before.length} messages into ${result.messages.length}.`,
-    };
+    return this.#agent.commands.run(
+      host_command_context(this, this.#agent, live, this.#warn),
+      name,
+      args,
+    );
   }
 
   models(): ModelInfo[] {
@@ -565,7 +422,10 @@ type LiveSessionParts = Pick<
 
 /** A `SessionHost` with the command registry it runs slash commands from. */
 export interface LocalSessionHost extends SessionHost {
-  /** Add slash commands here (plugins do); `commands()` lists them. */
+  /**
+   * The agent's slash commands (`Agent.commands`: built-in and plugin ones); a surface may add its
+   * own here. `commands()` lists them.
+   */
   readonly command_registry: CommandRegistry;
 }
 

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { TempDir } from '@lich/testkit';
 import { to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -325,6 +326,78 @@ describe('SessionHost', () => {
     const unknown = await host.run_command(session_id, 'nope');
     expect(unknown).toMatchObject({ ok: false });
     expect(unknown.output).toContain('/help');
+  });
+
+  it('lists and runs the slash commands a plugin adds, beside the built-in ones', async () => {
+    const chat = scripted_chat((call) => `re: ${last_user(call)}`);
+    const { host, work_dir } = await host_with(chat, {
+      config: { plugins: ['./deploy.mjs'] },
+    });
+    await writeFile(
+      join(work_dir, 'deploy.mjs'),
+      `export default {
+        name: 'deploy',
+        register(api) {
+          api.register_command({
+            name: 'deploy',
+            description: 'Ship the work dir.',
+            argument_hint: '<env>',
+            run: (args, context) => 'to ' + args + ' from ' + context.work_dir + ' in ' + context.session_id,
+          });
+          api.register_command({
+            name: 'broken',
+            description: 'Fails.',
+            run: () => { throw new Error('no luck'); },
+          });
+        },
+      };\n`,
+    );
+    const { session_id } = await host.create();
+    const listed = host.commands();
+    expect(listed.map((command) => command.name)).toEqual([
+      'help',
+      'clear',
+      'compact',
+      'model',
+      'sessions',
+      'deploy',
+      'broken',
+    ]);
+    expect(listed.find((command) => command.name === 'deploy')).toEqual({
+      name: 'deploy',
+      description: 'Ship the work dir.',
+      argument_hint: '<env>',
+    });
+    expect(await host.run_command(session_id, '/deploy', ' prod ')).toEqual({
+      ok: true,
+      output: `to prod from ${work_dir} in ${session_id}`,
+    });
+    expect((await host.run_command(session_id, 'help')).output).toContain('/deploy <env>');
+    expect(await host.run_command(session_id, 'broken')).toEqual({
+      ok: false,
+      output: '/broken failed: no luck',
+    });
+  });
+
+  it('refuses a plugin whose slash command takes a built-in name', async () => {
+    const warnings: string[] = [];
+    const chat = scripted_chat(() => 'never');
+    const { host, work_dir, agent } = await host_with(chat, {
+      config: { plugins: ['./clash.mjs'] },
+      on_warning: (text: string) => warnings.push(text),
+    });
+    await writeFile(
+      join(work_dir, 'clash.mjs'),
+      `export default { name: 'clash', register(api) {
+        api.register_command({ name: 'help', description: 'mine', run: () => 'mine' });
+      } };\n`,
+    );
+    await expect(agent.prepare_plugins()).rejects.toThrow(
+      "plugin 'clash': the slash command /help is already registered",
+    );
+    await host.create();
+    expect(warnings.join('\n')).toMatch(/\/help is already registered/);
+    expect(host.commands().filter((command) => command.name === 'help')).toHaveLength(1);
   });
 
   it('seeds runs with at most history_limit messages, and hands tools the session id', async () => {

@@ -160,13 +160,17 @@ export class ProviderRouter {
    * - each retry and each switch emits a `RouterEvent`;
    * - when every provider failed it rejects with one error: the provider's own when the chain
    *   has one entry, else a `ProviderChainError` listing each provider, model and why;
-   * - the result names the provider and model that answered.
+   * - the result names the provider and model that answered;
+   * - `on_event` hears this call's events too (after the router's `on_event`): parallel runs
+   *   sharing one router each hear their own calls' retries and failovers.
    */
   async chat_with_failover(
     messages: readonly Message[],
     tools: readonly ToolDefinition[],
     options: ChatOptions = {},
+    on_event?: (event: RouterEvent) => void,
   ): Promise<ChatResult> {
+    const emit = (event: RouterEvent) => this.#emit(event, on_event);
     const signal = options.signal;
     const failures: ChainFailure[] = [];
     let previous_index: number | undefined;
@@ -177,7 +181,7 @@ export class ProviderRouter {
       if (previous_index !== undefined) {
         const previous = failures.at(-1)?.error as ProviderError;
         const from = this.chain[previous_index] as ProviderConfig;
-        this.#emit({
+        emit({
           type: 'provider_failover',
           from_provider: from.kind,
           from_model: from.model,
@@ -229,7 +233,7 @@ export class ProviderRouter {
             this.#cool(index, error);
             break;
           }
-          this.#emit({
+          emit({
             type: 'provider_retry',
             provider: config.kind,
             model: config.model,
@@ -255,9 +259,10 @@ export class ProviderRouter {
     throw new ProviderChainError(failures);
   }
 
-  /** `chat_with_failover` as a `ChatFn`, for the loop. */
-  as_chat_fn(): ChatFn {
-    return (messages, tools, options) => this.chat_with_failover(messages, tools, options);
+  /** `chat_with_failover` as a `ChatFn`, for the loop; `on_event` hears its calls' events. */
+  as_chat_fn(on_event?: (event: RouterEvent) => void): ChatFn {
+    return (messages, tools, options) =>
+      this.chat_with_failover(messages, tools, options, on_event);
   }
 
   /**
@@ -281,11 +286,13 @@ export class ProviderRouter {
     this.#cooling_until[index] = this.#now() + Math.max(this.#cooldown_ms, asked);
   }
 
-  #emit(event: RouterEvent): void {
-    try {
-      this.#on_event?.(event);
-    } catch {
-      // a listener's failure must not change the call's outcome
+  #emit(event: RouterEvent, on_call_event: ((event: RouterEvent) => void) | undefined): void {
+    for (const listener of [this.#on_event, on_call_event]) {
+      try {
+        listener?.(event);
+      } catch {
+        // a listener's failure must not change the call's outcome
+      }
     }
   }
 }

@@ -48,9 +48,12 @@ export type {
   EventHook,
   Plugin,
   PluginApi,
+  PluginCommand,
+  PluginCommandContext,
+  PluginCommandResult,
   PluginFailure,
 } from './plugin.js';
-export { PluginError, PluginHost } from './plugin.js';
+export { COMMAND_NAME_PATTERN, PluginError, PluginHost } from './plugin.js';
 export type { RunMarker } from './process_marker.js';
 export { RUN_MARKER_NAME } from './process_marker.js';
 export type { ProcessOutcome, RunProcessOptions } from './process_tree.js';

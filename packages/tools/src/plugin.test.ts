@@ -217,4 +217,40 @@ describe('PluginHost', () => {
     registry.register(echo);
     expect(() => host.register_tools(registry)).toThrow("plugin 'late': a tool named 'echo'");
   });
+
+  it('gathers slash commands in load order and refuses bad or duplicate names', async () => {
+    const host = new PluginHost();
+    await host.load({
+      name: 'deploy',
+      register(api) {
+        api.register_command({
+          name: 'deploy',
+          description: 'ship it',
+          argument_hint: '<env>',
+          run: (args) => `deploying to ${args}`,
+        });
+      },
+    });
+    await expect(
+      host.load({
+        name: 'again',
+        register: (api) =>
+          api.register_command({ name: 'deploy', description: 'x', run: () => 'x' }),
+      }),
+    ).rejects.toThrow("plugin 'again': a plugin slash command /deploy is already registered");
+    await expect(
+      host.load({
+        name: 'slashed',
+        register: (api) =>
+          api.register_command({ name: '/Deploy', description: 'x', run: () => 'x' }),
+      }),
+    ).rejects.toThrow(/invalid slash command name/);
+    const commands = host.commands();
+    expect(commands.map((entry) => [entry.plugin, entry.command.name])).toEqual([
+      ['deploy', 'deploy'],
+    ]);
+    expect(await commands[0]?.command.run('prod', { session_id: null, work_dir: '/tmp' })).toBe(
+      'deploying to prod',
+    );
+  });
 });

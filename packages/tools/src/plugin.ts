@@ -20,6 +20,43 @@ export type AfterToolCallHook = (
 /** Hears every event of a run (`@lich/core` `AgentEvent`). */
 export type EventHook = (event: AgentEvent) => void | Promise<void>;
 
+/** What a plugin's slash command runs with. */
+export interface PluginCommandContext {
+  /** The session the command was typed in; null when the surface records none. */
+  session_id: string | null;
+  /** The work dir of the agent. */
+  work_dir: string;
+}
+
+/** What a plugin's slash command produced: text for the person, and whether it worked. */
+export interface PluginCommandResult {
+  ok: boolean;
+  output: string;
+}
+
+/**
+ * A slash command a plugin adds: every surface (`lich chat`, `lich serve`'s `commands.list` and
+ * `command.run`, the TUI, ACP) lists and runs it beside the built-in ones.
+ *
+ * Contract: `name` has no slash and matches `^[a-z][a-z0-9_-]*$`; `run` may return a string
+ * (`{ ok: true, output }`) or a result, and may throw or reject: the surface shows `{ ok: false }`
+ * with the message.
+ */
+export interface PluginCommand {
+  name: string;
+  /** One line for `/help`. */
+  description: string;
+  /** A hint for the argument, e.g. `<branch>`; absent when it takes none. */
+  argument_hint?: string;
+  run(
+    args: string,
+    context: PluginCommandContext,
+  ): PluginCommandResult | string | Promise<PluginCommandResult | string>;
+}
+
+/** The pattern of a slash command's name (without the slash). */
+export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
 /**
  * What a plugin may do while it registers.
  *
@@ -37,6 +74,11 @@ export interface PluginApi {
   after_tool_call(hook: AfterToolCallHook): void;
   /** Adds a listener of the run's events. */
   on_event(listener: EventHook): void;
+  /**
+   * Adds a slash command (`/name`). Throws a `PluginError` for a bad name or one another plugin
+   * took; a name a built-in command has is refused when the agent loads the plugin.
+   */
+  register_command(command: PluginCommand): void;
 }
 
 /**
@@ -97,6 +139,8 @@ function message_of(error: unknown): string {
  *   `block` wins; a hook that throws blocks the call, naming the plugin (fail closed).
  *   `after_tool_call` hooks run in load order, each seeing the result the previous one left; one
  *   that throws is reported to `on_error` and skipped;
+ * - `commands` are the slash commands plugins registered (names unique among plugins); the
+ *   agent adds them to its command registry;
  * - `listener` (for `AgentEmitter.on`) and `emit` deliver an event to every `on_event` listener;
  *   they never throw; a listener's error (or rejection) goes to `on_error`.
  */
@@ -106,6 +150,7 @@ export class PluginHost {
   readonly #before: Owned<BeforeToolCallHook>[] = [];
   readonly #after: Owned<AfterToolCallHook>[] = [];
   readonly #listeners: Owned<EventHook>[] = [];
+  readonly #commands: Owned<PluginCommand>[] = [];
   readonly #on_error: (error: unknown, failure: PluginFailure) => void;
 
   constructor(options: { on_error?: (error: unknown, failure: PluginFailure) => void } = {}) {
@@ -130,12 +175,14 @@ export class PluginHost {
       before: [] as BeforeToolCallHook[],
       after: [] as AfterToolCallHook[],
       listeners: [] as EventHook[],
+      commands: [] as PluginCommand[],
     };
     let open = true;
     const check_open = (what: string) => {
       if (!open) throw new PluginError(name, `${what} called after register finished`);
     };
     const taken = new Set(this.#tools.map((entry) => entry.value.name));
+    const commands_taken = new Set(this.#commands.map((entry) => entry.value.name));
     const api: PluginApi = {
       plugin_name: name,
       register_tool: (tool) => {
@@ -162,6 +209,27 @@ export class PluginHost {
         check_open('on_event');
         staged.listeners.push(listener);
       },
+      register_command: (command) => {
+        check_open('register_command');
+        const command_name = command?.name;
+        if (typeof command_name !== 'string' || !COMMAND_NAME_PATTERN.test(command_name)) {
+          throw new PluginError(
+            name,
+            `invalid slash command name ${JSON.stringify(command_name)} (lower case, no slash)`,
+          );
+        }
+        if (typeof command.run !== 'function' || typeof command.description !== 'string') {
+          throw new PluginError(name, `slash command /${command_name} needs a description and run`);
+        }
+        if (commands_taken.has(command_name)) {
+          throw new PluginError(
+            name,
+            `a plugin slash command /${command_name} is already registered`,
+          );
+        }
+        commands_taken.add(command_name);
+        staged.commands.push(command);
+      },
     };
     try {
       await plugin.register(api);
@@ -177,6 +245,7 @@ export class PluginHost {
     this.#before.push(...staged.before.map(own));
     this.#after.push(...staged.after.map(own));
     this.#listeners.push(...staged.listeners.map(own));
+    this.#commands.push(...staged.commands.map(own));
   }
 
   /** Loads plugins one after the other, in order. */
@@ -192,6 +261,11 @@ export class PluginHost {
   /** The tools the plugins registered, in order. */
   tools(): Tool<unknown>[] {
     return this.#tools.map((entry) => entry.value);
+  }
+
+  /** The slash commands the plugins registered, in load order, each with its plugin's name. */
+  commands(): { plugin: string; command: PluginCommand }[] {
+    return this.#commands.map((entry) => ({ plugin: entry.plugin, command: entry.value }));
   }
 
   /**

@@ -31,14 +31,17 @@ function set_raw_mode(stream: NodeJS.ReadableStream & { isTTY?: boolean }, raw: 
 
 /**
  * The REPL: one line in, one answer out, the history kept across turns and recorded into one
- * session. Slash commands (`/help`, `/clear`, `/model`, `/compact`, `/exit`) are handled here
- * (`chat_commands.ts`), never sent. Ends at `/exit` or the end of the input; Ctrl+C aborts the
+ * session. Slash commands (`/help`, `/clear`, `/model`, `/compact`, `/sessions`, plugins' ones)
+ * run from the agent's command registry and `/exit` here (`chat_commands.ts`), never sent. Ends at `/exit` or the end of the input; Ctrl+C aborts the
  * answer being written (through a pipe it also ends the chat, with 130), and at the prompt
  * leaves; SIGTERM ends it with 143. Resolves with 0, or 1 when a turn failed.
  */
 export async function chat_loop(context: CommandContext, start: ChatStart): Promise<number> {
   const { stdin, stderr } = context.io;
   const interactive = stdin.isTTY === true;
+  // plugins' slash commands are listed from the first line on (loaded before readline starts
+  // reading, so no line is lost); a plugin that does not load fails the first run, as before
+  await start.agent.prepare_plugins().catch(() => undefined);
   const lines = createInterface({
     input: stdin,
     output: interactive ? stderr : undefined,
@@ -93,6 +96,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     agent: start.agent,
     history,
     model: undefined,
+    session_id: start.session?.id ?? null,
     say: (text) => context.say(text),
   };
   let stopped_by: number | undefined;

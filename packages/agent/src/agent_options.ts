@@ -1,0 +1,80 @@
+import type { AgentListener, ChatFn, LoopOutcome, Message, Usage } from '@lich/core';
+import type { RouterEvent } from '@lich/providers';
+import type { SessionHandle } from '@lich/session';
+import type { Tool } from '@lich/tools';
+import type { AgentConfig } from './config_schema.js';
+import type { Approver } from './permission_gate.js';
+import type { ApprovalMode } from './session_host_types.js';
+
+/** How an Agent is built. */
+export interface AgentOptions {
+  /** The frozen config (`load_config` or `make_config`). */
+  config: AgentConfig;
+  /** Where API keys are read from (`api_key_env`); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Talk to this ChatFn instead of the configured providers (tests, library users). */
+  chat?: ChatFn;
+  /**
+   * Extra tools (subject to `tools_enabled`): registered after the builtins, except that a tool
+   * named like a builtin takes that builtin's place (a surface's own `read_file`, say).
+   */
+  tools?: readonly Tool<never>[];
+  /** The version written to new sessions (default: this package's). */
+  lich_version?: string;
+  /** Hears warnings: a failed MCP server, a session that could not be opened. Default stderr. */
+  on_warning?: (text: string) => void;
+  /** Hears the provider router's retries and failovers. */
+  on_provider_event?: (event: RouterEvent) => void;
+}
+
+/** One run's input. */
+export interface AgentRunOptions {
+  /** The user's message. */
+  input: string;
+  /** Earlier messages of the conversation; never mutated. */
+  history?: readonly Message[];
+  /** Aborts the run: it ends with `stopped_reason: 'aborted'`. */
+  signal?: AbortSignal;
+  /**
+   * The session to record into: a handle (shared across runs, e.g. a chat), `false` for none, or
+   * absent to open a new session file for this run under `session_dir`.
+   */
+  session?: SessionHandle | false;
+  /** Hears this run's events only (the agent's emitter hears every run's). */
+  on_event?: AgentListener;
+  /**
+   * Asked after each turn's tool results; the messages it returns go in before the next model
+   * call (`LoopParams.take_steering`).
+   */
+  take_steering?: () => readonly Message[];
+  /**
+   * Run on this model instead of the chain's first: `model` or `provider/model`
+   * (`Agent.resolve_model`). Ignored when the agent was built with `chat`.
+   */
+  model?: string;
+  /** Hears the provider router's retries and failovers of this run only. */
+  on_provider_event?: (event: RouterEvent) => void;
+  /** Hears this run's warnings (a session record that could not be written) instead of the agent's. */
+  on_warning?: (text: string) => void;
+  /** Extra fields handed to every tool call's context (a permission gate, a session id). */
+  tool_context?: Readonly<Record<string, unknown>>;
+  /**
+   * How this run's tool calls are approved (`PermissionPolicy`): default
+   * `config.permissions.mode`, else `yolo` (every call runs but those a deny rule names, as
+   * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
+   */
+  approval_mode?: ApprovalMode;
+  /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
+  approver?: Approver;
+}
+
+/** What a run produced. */
+export interface AgentRunResult {
+  outcome: LoopOutcome;
+  /** The whole conversation after the run: the history, the new message and the run's messages. */
+  transcript: Message[];
+  /** The summed usage of this run's model calls. */
+  usage_total: Usage;
+  /** The session file written to, or null when the run was not recorded. */
+  session_path: string | null;
+}

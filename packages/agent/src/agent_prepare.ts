@@ -1,0 +1,86 @@
+import { dirname } from 'node:path';
+import type { ToolDefinition } from '@lich/core';
+import type { ToolRegistry } from '@lich/tools';
+import { user_config_path } from './config_file.js';
+import type { AgentConfig } from './config_schema.js';
+import {
+  find_project_instructions,
+  find_user_instructions,
+  type ProjectInstructions,
+  with_project_instructions,
+} from './project_instructions.js';
+import { tool_allowed, unmatched_tool_patterns } from './tool_allowlist.js';
+
+/** What every run of an Agent starts from, set up once before the first model call. */
+export interface Prepared {
+  system_prompt: string;
+  definitions: ToolDefinition[];
+}
+
+/** What `prepare_runs` works on. */
+export interface PrepareTarget {
+  config: AgentConfig;
+  registry: ToolRegistry;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Every tool name that existed before `tools_enabled` / `tools_disabled` filtered them. */
+  known_tools: ReadonlySet<string>;
+  /** Loads the config's plugins (once); rejects with a ConfigError. */
+  load_plugins(): Promise<void>;
+  /** Keeps the MCP attachment, so the agent can close it. */
+  on_mcp(attachment: { close(): Promise<void> }): void;
+  on_warning(text: string): void;
+  signal?: AbortSignal;
+}
+
+function enabled_mcp_servers(config: AgentConfig): boolean {
+  if (config.tools_enabled !== undefined && config.tools_enabled.length === 0) return false;
+  return Object.values(config.mcp_servers).some((server) => server.enabled !== false);
+}
+
+/**
+ * Sets up what runs need, in order: plugins, MCP servers (`@lich/mcp` imported only when one is
+ * enabled and `tools_enabled` is not empty), the tool lists' warnings and filtering (a tool the
+ * lists do not allow is unregistered: not offered, and not callable either), then the user's and
+ * the project's instructions (AGENTS.md) around the system prompt.
+ * Rejects when a plugin cannot be loaded; a failed MCP server is a warning.
+ */
+export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
+  const { config, registry } = target;
+  await target.load_plugins();
+  if (enabled_mcp_servers(config)) {
+    const { attach_mcp } = await import('@lich/mcp');
+    target.on_mcp(
+      await attach_mcp(config.mcp_servers, registry, {
+        ...(config.tools_enabled === undefined ? {} : { tools_enabled: config.tools_enabled }),
+        work_dir: config.work_dir,
+        on_warning: target.on_warning,
+        ...(target.signal === undefined ? {} : { signal: target.signal }),
+      }),
+    );
+  }
+  const { tools_enabled, tools_disabled } = config;
+  const registered = registry.names();
+  for (const warning of unmatched_tool_patterns(
+    [...new Set([...target.known_tools, ...registered])],
+    {
+      ...(tools_enabled === undefined ? {} : { tools_enabled }),
+      ...(tools_disabled === undefined ? {} : { tools_disabled }),
+    },
+  )) {
+    target.on_warning(warning);
+  }
+  for (const name of registered) {
+    if (!tool_allowed(name, tools_enabled, tools_disabled)) registry.unregister(name);
+  }
+  const on_skip = (path: string, reason: string) =>
+    target.on_warning(`instructions ${path} were not read: ${reason}`);
+  const user = await find_user_instructions(dirname(user_config_path(target.env)), { on_skip });
+  const instructions: ProjectInstructions[] = [
+    ...(user ? [user] : []),
+    ...(await find_project_instructions(config.work_dir, { on_skip })),
+  ];
+  return {
+    system_prompt: with_project_instructions(config.system_prompt, instructions, config.work_dir),
+    definitions: config.tools_enabled?.length === 0 ? [] : registry.definitions(),
+  };
+}

@@ -1,0 +1,43 @@
+import type { SessionStorage } from '@lich/session';
+import type { Agent } from './agent.js';
+import type { Approver } from './permission_gate.js';
+import type { ApprovalMode } from './session_host_types.js';
+
+/** How a host is built. */
+export interface SessionHostOptions {
+  /** The agent every session runs on. `shutdown` closes it. */
+  agent: Agent;
+  /**
+   * Where sessions are recorded: default the JSONL files of `agent.config.session_dir`; `false`
+   * records nothing (sessions live in memory only).
+   */
+  storage?: SessionStorage | false;
+  /** The approval mode of new sessions (default `config.permissions.mode`, else `default`). */
+  approval_mode?: ApprovalMode;
+  /**
+   * Answers permission requests besides the subscribers that can approve (a gateway's owner);
+   * its request is a `permission.request` event all the same, and the first answer wins. With
+   * neither, `ask` means deny, with a message saying how to allow.
+   */
+  approver?: Approver;
+  /** Events held per session for replay (default 512). */
+  ring_events?: number;
+  /** Bytes (JSON) held per session for replay (default 4 MiB). */
+  ring_bytes?: number;
+  /** Spacing of coalesced text deltas in ms (default 33, about 30 per second); 0 sends each. */
+  coalesce_ms?: number;
+  /**
+   * Seed each run with at most this many messages of the session's history (a gateway keeps
+   * chats short): older messages are left out from a user message on, so a tool result never
+   * loses its call. The session file keeps everything said; a trimmed seed is written anew.
+   */
+  history_limit?: number;
+  /** The process epoch (default a new random id). */
+  epoch?: string;
+  /** The version written to new session files (default the agent's). */
+  lich_version?: string;
+  /** Hears warnings; default stderr. */
+  on_warning?: (text: string) => void;
+  /** The clock, for tests. */
+  now?: () => Date;
+}
