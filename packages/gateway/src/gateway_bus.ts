@@ -68,6 +68,11 @@ export interface GatewayBusOptions {
   /** Attempts per chunk send (default 4), with doubling backoff from `send_backoff_ms` (250). */
   send_attempts?: number;
   send_backoff_ms?: number;
+  /**
+   * A `shared` store: how often to look for conversations with work that no node is on (a node
+   * died holding them, a hint was lost), in ms (default 1000). Not used with a local store.
+   */
+  poll_ms?: number;
   texts?: Partial<GatewayTexts>;
   on_log?: (entry: GatewayLogEntry) => void;
 }
@@ -82,6 +87,8 @@ interface LiveConversation {
   /** The run in flight: its turn id once known, and the messages steered into it. */
   in_flight: { turn_id: string | null; steered: LoggedMessage[] } | null;
   last_active: number;
+  /** A shared store: the epoch of this node's last claim (its live session is current after it). */
+  last_epoch: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -124,6 +131,10 @@ export class GatewayBus implements GatewayIngress {
   readonly #approvals: ApprovalRouter | null;
   readonly #log: (entry: GatewayLogEntry) => void;
   #state: 'open' | 'draining' | 'aborting' | 'closed' = 'open';
+  /** A shared store: the poll timer and the wake-hint unsubscribe, while open. */
+  #poll: NodeJS.Timeout | null = null;
+  #polling = false;
+  #unwake: (() => void) | null = null;
   /** Warnings of the access policy (allow_all…), for the runner to print. */
   readonly warnings: readonly string[];
 
@@ -172,6 +183,42 @@ export class GatewayBus implements GatewayIngress {
     for (const key of keys) this.#schedule(key);
     if (keys.size > 0)
       this.#log({ level: 'info', message: `resuming ${keys.size} conversation(s)` });
+    if (this.store.shared === true && this.#state === 'open') {
+      // NOTIFY is only a hint: polling finds what a dead node left or a lost hint missed
+      this.#unwake =
+        this.store.on_wake?.((key) => {
+          if (this.#state === 'open') this.#schedule(key);
+        }) ?? null;
+      this.#poll = setInterval(() => void this.#look_for_work(), this.#options.poll_ms ?? 1000);
+      this.#poll.unref();
+    }
+  }
+
+  /** Schedules every conversation with work that this node is not already on. */
+  async #look_for_work(): Promise<void> {
+    if (this.#polling || this.#state !== 'open') return;
+    this.#polling = true;
+    try {
+      const keys = new Set([
+        ...(await this.store.log.pending_conversations()),
+        ...(await this.store.outbox.conversations_with_unsent()),
+      ]);
+      for (const key of keys) {
+        if (this.#state !== 'open') break;
+        if (this.#live.get(key)?.pump == null) this.#schedule(key);
+      }
+    } catch (error) {
+      this.#warn(undefined, 'looking for waiting conversations failed', error);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #stop_polling(): void {
+    if (this.#poll !== null) clearInterval(this.#poll);
+    this.#poll = null;
+    this.#unwake?.();
+    this.#unwake = null;
   }
 
   async receive(message: InboundMessage): Promise<IngestResult> {
@@ -230,6 +277,7 @@ export class GatewayBus implements GatewayIngress {
    */
   async drain(options: { deadline_ms?: number } = {}): Promise<{ aborted: number }> {
     if (this.#state === 'open') this.#state = 'draining';
+    this.#stop_polling();
     const pumps = () => [...this.#live.values()].flatMap((c) => (c.pump === null ? [] : [c.pump]));
     const deadline = options.deadline_ms ?? 30_000;
     let timer: NodeJS.Timeout | undefined;
@@ -265,6 +313,7 @@ export class GatewayBus implements GatewayIngress {
   /** Unsubscribes from every session and closes the store (after `drain`). */
   async close(): Promise<void> {
     this.#state = 'closed';
+    this.#stop_polling();
     for (const conversation of this.#live.values()) conversation.watch?.close();
     this.#live.clear();
     await this.store.close();
@@ -305,7 +354,15 @@ export class GatewayBus implements GatewayIngress {
   #conversation(key: string): LiveConversation {
     let conversation = this.#live.get(key);
     if (conversation === undefined) {
-      conversation = { key, watch: null, pump: null, wake: false, in_flight: null, last_active: 0 };
+      conversation = {
+        key,
+        watch: null,
+        pump: null,
+        wake: false,
+        in_flight: null,
+        last_active: 0,
+        last_epoch: 0,
+      };
       this.#live.set(key, conversation);
     }
     return conversation;
@@ -325,14 +382,38 @@ export class GatewayBus implements GatewayIngress {
       });
   }
 
+  /**
+   * Works a conversation under its claim. With a local store the claim is held while messages
+   * wait; with a shared one a run slot is taken first and the claim covers one run, so a node with
+   * a free slot can take the conversation's next message. After the claim is released the log is
+   * read once more: a message appended by another node while this one was letting go (its own
+   * claim then failed) would otherwise wait for the next message.
+   */
   async #pump(conversation: LiveConversation): Promise<void> {
     const { key } = conversation;
-    const claim = await this.store.lock.claim(key);
+    const shared = this.store.shared === true;
+    if (shared) {
+      await this.#runs.acquire();
+      if (this.#state === 'aborting' || this.#state === 'closed') {
+        this.#runs.release();
+        return;
+      }
+    }
+    let claim: Claim | null;
+    try {
+      claim = await this.store.lock.claim(key);
+    } catch (error) {
+      if (shared) this.#runs.release();
+      throw error;
+    }
     if (claim === null) {
+      if (shared) this.#runs.release();
       conversation.wake = false; // another worker has it, and will see the message
       return;
     }
+    let look_again = false;
     try {
+      if (shared) await this.#refresh(conversation, claim);
       await this.#send_unsent(key);
       for (;;) {
         if (this.#state === 'aborting' || this.#state === 'closed') return;
@@ -340,16 +421,45 @@ export class GatewayBus implements GatewayIngress {
         let pending = await this.store.log.pending(key);
         if (pending.length === 0) {
           if (conversation.wake) continue;
+          look_again = true;
           return;
         }
         if (this.#mode(key) === 'collect') pending = await this.#settle_collect(conversation);
-        const finished = await this.#run(conversation, claim, pending);
+        const finished = await this.#run(conversation, claim, pending, shared);
         if (!finished) return;
+        if (shared) {
+          look_again = true;
+          return;
+        }
       }
     } finally {
-      conversation.wake = conversation.wake && (await this.store.log.pending(key)).length > 0;
       await this.store.lock.release(claim);
+      if (shared) {
+        conversation.last_epoch = claim.epoch;
+        this.#runs.release();
+      }
+      if (this.#state !== 'aborting' && this.#state !== 'closed') {
+        const waiting = (await this.store.log.pending(key)).length > 0;
+        // a pump that failed is retried only when a message came meanwhile (or by the poll)
+        conversation.wake = look_again
+          ? conversation.wake || waiting
+          : conversation.wake && waiting;
+      }
     }
+  }
+
+  /**
+   * A shared store: when another node may have worked the conversation since this node's last
+   * claim (the epoch is not the next one), the live session is closed so that it is loaded anew.
+   */
+  async #refresh(conversation: LiveConversation, claim: Claim): Promise<void> {
+    const watch = conversation.watch;
+    if (watch === null || claim.epoch === conversation.last_epoch + 1) return;
+    watch.close();
+    conversation.watch = null;
+    await this.host
+      .close(watch.session_id)
+      .catch((error) => this.#warn(conversation.key, 'closing a stale session failed', error));
   }
 
   /** `collect`: waits until no message came for the debounce time; resolves all pending. */
@@ -369,14 +479,18 @@ export class GatewayBus implements GatewayIngress {
     conversation: LiveConversation,
     claim: Claim,
     pending: LoggedMessage[],
+    slot_held: boolean,
   ): Promise<boolean> {
     const batch = this.#mode(conversation.key) === 'collect' ? pending : pending.slice(0, 1);
     const session_id = await this.#session(conversation, claim);
     const watch = conversation.watch;
     if (watch === null) throw new Error(`no session for ${conversation.key}`);
-    await this.#runs.acquire();
+    if (!slot_held) await this.#runs.acquire();
+    const release_slot = () => {
+      if (!slot_held) this.#runs.release();
+    };
     if (this.#state === 'aborting' || this.#state === 'closed') {
-      this.#runs.release();
+      release_slot();
       return false;
     }
     const stop_typing = this.#typing(batch.at(-1)?.message);
@@ -404,7 +518,7 @@ export class GatewayBus implements GatewayIngress {
     } finally {
       conversation.in_flight = null;
       stop_typing();
-      this.#runs.release();
+      release_slot();
     }
   }
 

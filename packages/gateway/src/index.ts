@@ -94,6 +94,7 @@ export {
   type ConversationLog,
   FencedError,
   type GatewayStore,
+  type IngressLease,
   type LoggedMessage,
   type Outbox,
   type OutboxEntry,

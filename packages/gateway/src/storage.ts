@@ -11,7 +11,9 @@ export interface Claim {
   conversation_key: string;
   /**
    * The fencing token: every claim of a key has a higher epoch than the claims before it, so a
-   * store can refuse a write from a holder whose claim was taken over.
+   * store can refuse a write from a holder whose claim was taken over. A `shared` store's epochs
+   * grow by exactly one per claim of a key, so a node whose new claim is its last one plus one
+   * knows that nobody worked the conversation in between.
    */
   epoch: number;
 }
@@ -121,11 +123,39 @@ export interface Outbox {
   conversations_with_unsent(): Promise<string[]>;
 }
 
+/**
+ * The right to take a platform's input that only one consumer may take (Telegram long polling,
+ * the Discord gateway, Twitch IRC), held by one node of a shared store at a time.
+ */
+export interface IngressLease {
+  readonly name: string;
+  /** Grows by one each time the lease changes hands. */
+  readonly epoch: number;
+  /** Resolves when the lease is lost (its holder's connection died): stop taking input then. */
+  readonly lost: Promise<void>;
+  /** Gives the lease up (another node waiting takes it). Idempotent. */
+  release(): Promise<void>;
+}
+
 /** The three stores a bus runs on. */
 export interface GatewayStore {
   log: ConversationLog;
   lock: ConversationLock;
   outbox: Outbox;
+  /**
+   * True when several processes work the store at once (PostgreSQL). The bus then takes a
+   * conversation's claim for one run at a time (so a node with a free slot takes waiting
+   * conversations), reloads a session another node may have written, polls for conversations
+   * a dead node left, and listens to `on_wake`.
+   */
+  readonly shared?: boolean;
+  /**
+   * Hints that a conversation may have work for this node (a message appended, or a claim released
+   * with messages waiting). Only a hint: it may be late, lost or repeated. Returns the unsubscribe.
+   */
+  on_wake?(listener: (conversation_key: string) => void): () => void;
+  /** Waits until this node holds the ingress lease `name`; rejects when `signal` fires first. */
+  acquire_lease?(name: string, options?: { signal?: AbortSignal }): Promise<IngressLease>;
   /** Flushes and closes what the store holds open. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,0 +1,72 @@
+/**
+ * Two buses on one store, as two gateway nodes on one database: the race in which a message
+ * logged on node B while node A lets go of the conversation's claim was left waiting for the next
+ * message (B's claim failed, A had already looked), in both the local and the shared pump.
+ */
+import { describe, expect, it } from 'vitest';
+import { FakeAdapter, make_message } from '../test/fake_adapter.js';
+import { FakeSessionHost } from '../test/fake_session_host.js';
+import { make_bus } from '../test/support.js';
+import { memory_store } from './memory_store.js';
+import type { Claim, GatewayStore } from './storage.js';
+
+/**
+ * The store as node A sees it: its first release lets `before_release` run first (node B's
+ * message arrives then, and B's claim fails because A still holds it).
+ */
+function releasing_late(inner: GatewayStore, before_release: () => Promise<void>): GatewayStore {
+  let fired = false;
+  return {
+    ...inner,
+    lock: {
+      claim: (key) => inner.lock.claim(key),
+      holds: (claim) => inner.lock.holds(claim),
+      release: async (claim: Claim) => {
+        if (!fired) {
+          fired = true;
+          await before_release();
+        }
+        await inner.lock.release(claim);
+      },
+    },
+  };
+}
+
+describe.each([
+  { shared: false, label: 'a local store' },
+  { shared: true, label: 'a shared store' },
+])('GatewayBus on two nodes, $label', ({ shared }) => {
+  it('answers a message logged on one node while the other releases the claim', async () => {
+    const inner: GatewayStore = { ...memory_store(), shared };
+    const disk: FakeSessionHost['disk'] = new Map();
+    const node_b = await make_bus({
+      host: new FakeSessionHost({ disk, behaviour: (turn) => `re: ${turn.input}` }),
+      adapter: new FakeAdapter(),
+      store: inner,
+      poll_ms: 60_000, // no poll to hide the race
+    });
+    let late: Awaited<ReturnType<typeof node_b.bus.receive>> | undefined;
+    const node_a = await make_bus({
+      host: new FakeSessionHost({ disk, behaviour: (turn) => `re: ${turn.input}` }),
+      adapter: new FakeAdapter(),
+      store: releasing_late(inner, async () => {
+        late = await node_b.bus.receive(make_message({ chat: 'x', text: 'second' }));
+      }),
+      poll_ms: 60_000,
+    });
+    await node_a.bus.receive(make_message({ chat: 'x', text: 'first' }));
+    const replies = () => [...node_a.adapter.texts('test:x'), ...node_b.adapter.texts('test:x')];
+    const both = () => replies().length === 2;
+    // whichever node answers the second message: wait on both adapters' sends
+    await Promise.race([
+      node_a.adapter.until(both, 5_000).catch(() => undefined),
+      node_b.adapter.until(both, 5_000).catch(() => undefined),
+    ]);
+    expect(late).toMatchObject({ status: 'accepted' });
+    expect(replies()).toEqual(['re: first', 're: second']);
+    for (const node of [node_a, node_b]) {
+      await node.bus.drain();
+      await node.bus.close();
+    }
+  });
+});
