@@ -31,6 +31,15 @@ export interface HttpExchange {
    * since unread bytes are left on it).
    */
   body: AsyncIterator<Uint8Array, void, undefined>;
+  /**
+   * Says the caller has what it needs (the stream's final event came), before it leaves the body
+   * with `return()`: the rest of the body is then read off, so the connection can serve the next
+   * request, and closed if the rest does not come promptly. Without it, leaving early closes the
+   * connection. Resolves once the body has ended and the connection is free (or was closed, after
+   * a short wait), which takes a few ticks; the caller awaits it after leaving the body. Optional:
+   * a transport without it closes.
+   */
+  release?(): Promise<void>;
 }
 
 /**

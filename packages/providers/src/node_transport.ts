@@ -117,6 +117,44 @@ interface Opened {
   late_error(): unknown;
   /** Stops listening to the signal (the exchange is over). */
   detach(): void;
+  /** Set by `release()`: leaving the body early reads the rest off instead of closing. */
+  released: boolean;
+  /** Called once the body is done with: ended (the socket free again) or its connection closed. */
+  settled(): void;
+  /** Whether `settled` was called. */
+  is_settled: boolean;
+}
+
+/**
+ * How long a released answer may take to end before its connection is closed instead. A server
+ * ends the body right after the final event; one that keeps it open costs this much once per call.
+ */
+const RELEASE_WAIT_MS = 100;
+
+/**
+ * Reads off the rest of an answer whose caller has left, so the socket goes back to the agent;
+ * closes the connection when the rest takes longer than `RELEASE_WAIT_MS`.
+ */
+function read_off(opened: Opened): void {
+  const { response, outgoing } = opened;
+  response.on('error', () => undefined);
+  if (response.readableEnded) {
+    setImmediate(() => opened.settled());
+    return;
+  }
+  const timer = setTimeout(() => {
+    outgoing.destroy();
+    opened.settled();
+  }, RELEASE_WAIT_MS);
+  timer.unref();
+  // Node hands the socket back to the agent on a tick after 'end': settle after that
+  const done = () => {
+    clearTimeout(timer);
+    setImmediate(() => opened.settled());
+  };
+  response.once('end', done);
+  response.once('close', done);
+  response.resume();
 }
 
 /** The redirects `fetch` follows too, keeping the method and the body. */
@@ -128,21 +166,38 @@ const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authoriz
 /**
  * The body's chunks. A break (the peer closed, a reset) is a `stream` error; leaving before the end
  * (return, an error, an abort) destroys the request and its socket, which unread bytes make
- * useless for another request. Read to its end, the socket goes back to the agent.
+ * useless for another request, unless the caller released the answer first (then the rest is
+ * read off). Read to its end, the socket goes back to the agent.
  */
 async function* body_chunks(
   opened: Opened,
   context: ProviderErrorContext,
+  signal: AbortSignal,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   let finished = false;
+  let failed = false;
+  const source = await decoded(opened.response);
+  // leaving the loop must not destroy the response by itself: `finally` decides
+  const chunks =
+    source === opened.response ? opened.response.iterator({ destroyOnReturn: false }) : source;
   try {
-    for await (const chunk of await decoded(opened.response)) yield chunk;
+    for await (const chunk of chunks) yield chunk;
     finished = true;
   } catch (error) {
+    failed = true;
     throw cut_error(opened.late_error() ?? error, context);
   } finally {
     opened.detach();
-    if (!finished) opened.outgoing.destroy();
+    if (!finished) {
+      const reusable = opened.released && !failed && !signal.aborted && source === opened.response;
+      if (reusable) read_off(opened);
+      else {
+        opened.outgoing.destroy();
+        opened.settled();
+      }
+    } else {
+      setImmediate(() => opened.settled());
+    }
   }
 }
 
@@ -191,7 +246,18 @@ async function open(
         return;
       }
       settled = true;
-      resolve({ outgoing, response, late_error: () => late_error, detach });
+      const opened: Opened = {
+        outgoing,
+        response,
+        late_error: () => late_error,
+        detach,
+        released: false,
+        is_settled: false,
+        settled: () => {
+          opened.is_settled = true;
+        },
+      };
+      resolve(opened);
     });
     outgoing.end(request.body);
   });
@@ -253,7 +319,17 @@ export const node_transport: Transport = async (request) => {
         all ??= to_headers(raw);
         return all;
       },
-      body: body_chunks(opened, context),
+      body: body_chunks(opened, context, request.signal),
+      release: () => {
+        opened.released = true;
+        if (opened.is_settled) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          opened.settled = () => {
+            opened.is_settled = true;
+            resolve();
+          };
+        });
+      },
     };
   }
 };

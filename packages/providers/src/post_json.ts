@@ -50,6 +50,13 @@ export interface ProviderResponse {
    * the body had been read to its end. Never throws.
    */
   cancel(): Promise<void>;
+  /**
+   * Says the stream's final event came, before the body is left: the rest of it is read off so
+   * the connection serves the next request (closed instead when the rest does not come promptly).
+   * Leaving without it closes the connection. Resolves (never rejects) once the connection is
+   * free or closed; await it after leaving the body.
+   */
+  release(): Promise<void>;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -253,6 +260,9 @@ export async function post_json(
           new Error(`the answer is not JSON: '${one_line(text)}'`, { cause: error }),
         );
       }
+    },
+    release() {
+      return response.release?.() ?? Promise.resolve();
     },
     async cancel() {
       idle.clear();

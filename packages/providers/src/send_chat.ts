@@ -64,19 +64,32 @@ export async function send_chat(call: ChatCall, options: ChatOptions = {}): Prom
     if (call.framing === 'sse') {
       const sse = call.stream_state(options.on_delta);
       state = sse;
+      let released: Promise<void> | undefined;
       for await (const event of read_sse(response.body, { signal })) {
         sse.push(event);
-        if (sse.done) break;
+        if (sse.done) {
+          // the rest (a `[DONE]`, the end of the body) is read off: the connection is kept
+          released = response.release();
+          break;
+        }
       }
-      return sse.result();
+      const result = sse.result();
+      await released;
+      return result;
     }
     const ndjson = call.stream_state(options.on_delta);
     state = ndjson;
+    let released: Promise<void> | undefined;
     for await (const value of read_ndjson(response.body, { signal })) {
       ndjson.push(value);
-      if (ndjson.done) break;
+      if (ndjson.done) {
+        released = response.release();
+        break;
+      }
     }
-    return ndjson.result();
+    const result = ndjson.result();
+    await released;
+    return result;
   } catch (error) {
     const failure = to_provider_error(error, { ...context, signal });
     throw failure.with_delivered(state?.delivered ?? false);

@@ -107,6 +107,37 @@ describe('post_json over node:http', () => {
     expect(server.connections).toBe(2);
   });
 
+  it('keeps the connection when a released body is left at its final event', async () => {
+    const server = await serve(sse_handler(3));
+    for (let round = 0; round < 3; round++) {
+      const response = await post_json(`${server.url}/chat`, {}, CONTEXT);
+      let released: Promise<void> | undefined;
+      for await (const event of read_sse(response.body)) {
+        if (event.data === '[DONE]') {
+          released = response.release();
+          break;
+        }
+      }
+      // settles once leaving the loop has let go of the body and the answer ended
+      await released;
+    }
+    expect(server.connections).toBe(1);
+  });
+
+  it('closes a released connection whose answer does not end promptly', async () => {
+    const server = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: [DONE]\n\n'); // and never ends
+    });
+    const response = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    for await (const _ of read_sse(response.body)) {
+      void response.release();
+      break;
+    }
+    await server.wait_closed(1, 3_000);
+  });
+
   it('maps a reset before the headers to a network error', async () => {
     const server = await serve((request) => request.socket.destroy());
     const error = await rejection(post_json(`${server.url}/chat`, {}, CONTEXT));
