@@ -55,11 +55,15 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
     const budget = output_budget(context);
     const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
     try {
-      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+      // No bigger than the file (plus room to see that it grew): a megabyte of external memory
+      // per call of a small file makes V8 run full collections turn after turn.
+      const buffer = Buffer.allocUnsafe(
+        Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096),
+      );
       const { bytesRead: sample_size } = await handle.read(
         buffer,
         0,
-        Math.min(BINARY_SAMPLE_BYTES, CHUNK_BYTES),
+        Math.min(BINARY_SAMPLE_BYTES, buffer.length),
         0,
       );
       if (looks_binary(buffer.subarray(0, sample_size))) {
@@ -91,7 +95,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
 
       reading: while (true) {
         context.signal.throwIfAborted();
-        const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
         if (bytesRead === 0) break;
         position += bytesRead;
         const chunk = buffer.subarray(0, bytesRead);

@@ -3,7 +3,7 @@
  * and the operation cannot redirect it outside the work dir.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants, fstatSync, realpathSync, type Stats, statSync } from 'node:fs';
 import {
   type FileHandle,
   lstat,
@@ -12,7 +12,6 @@ import {
   readlink,
   realpath,
   rename,
-  stat,
   unlink,
 } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -183,9 +182,12 @@ export async function stat_in_work_dir(
   const guarded = await require_in_work_dir(work_dir, path ?? '');
   const shown = path === undefined || path === '' ? '.' : path;
   if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
-  const stats = await stat(guarded.path).catch((error: unknown) => {
+  let stats: Stats;
+  try {
+    stats = statSync(guarded.path);
+  } catch (error) {
     throw new PathGuardError(`'${shown}': ${error_text(error)}`);
-  });
+  }
   return { guarded, stats, shown };
 }
 
@@ -224,8 +226,8 @@ export async function open_in_work_dir(work_dir: string, path: string): Promise<
     throw new PathGuardError(`'${shown}' cannot be opened: ${reason}`);
   }
   try {
-    const opened = await handle.stat();
-    const now = await realpath(guarded.path);
+    const opened = fstatSync(handle.fd);
+    const now = realpathSync.native(guarded.path);
     if (now !== guarded.path || opened.ino !== before.ino || opened.dev !== before.dev) {
       throw new PathGuardError(`'${shown}' changed while it was being opened`);
     }
