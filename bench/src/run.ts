@@ -4,7 +4,17 @@
  */
 import type { BenchModule, BenchRow } from './types.js';
 
-const ALL = ['loop', 'stream', 'grep', 'sessions', 'cli', 'serve', 'gateway', 'terminal'] as const;
+const ALL = [
+  'loop',
+  'stream',
+  'grep',
+  'sessions',
+  'cli',
+  'turn',
+  'serve',
+  'gateway',
+  'terminal',
+] as const;
 
 function format(value: number | undefined, digits = 3): string {
   if (value === undefined || Number.isNaN(value)) return '-';
