@@ -27,7 +27,8 @@ const EXTERNAL = [
   /^@lich\/mcp$/,
   /^@modelcontextprotocol\//,
   /^(ink|react|react-dom|ws|grammy|discord\.js|tmi\.js)(\/|$)/,
-  /^@lich\/(tui|serve|gateway|acp)/,
+  /^@lich\/(tui|serve|gateway|acp|store-postgres)/,
+  /^pg(-[a-z-]+)?(\/|$)/,
   /^@agentclientprotocol\//,
 ];
 

@@ -11,6 +11,7 @@ export const COMMANDS = [
   'acp',
   'gateway',
   'sandbox',
+  'db',
   'help',
 ] as const;
 
@@ -53,6 +54,7 @@ Commands:
   acp                         Lich as an Agent Client Protocol agent for editors (stdio)
   gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
   sandbox check               whether commands run sandboxed here, and why
+  db migrate                  create or update the tables of a PostgreSQL store
   help [command]              help for a command
 
 Options:
@@ -109,6 +111,9 @@ Options:
   --allow-remote        allow a --host reachable from the network (prints a warning)
   --allow-origin <url>  a browser origin allowed to connect (repeatable); others are refused
   --print-token         print the running server's token (and its URL on stderr)
+  --store <url>         keep sessions in PostgreSQL (postgres://…, after lich db migrate), so
+                        the server can restart or move without losing a session; needs
+                        @lich/store-postgres
 ${AGENT_FLAGS}`;
 
 const SESSIONS = `Usage: lich sessions <subcommand> [options]
@@ -218,6 +223,18 @@ Options:
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
 
+const DB = `Usage: lich db migrate [--database-url <url>]
+
+Creates or updates the tables a PostgreSQL store needs (gateways on several nodes, lich serve
+--store): runs each migration shipped with @lich/store-postgres that the database lacks, in its
+own transaction. Running it again changes nothing; nodes may run it at once.
+
+Options:
+  --database-url <url>  postgres://user:password@host:5432/database (default: LICH_DATABASE_URL)
+  -h, --help            show this help
+
+Needs @lich/store-postgres installed next to lich (npm i -g @lich/store-postgres).`;
+
 const HELP = `Usage: lich help [command]
 
 Shows the help of a command, or of lich.`;
@@ -248,6 +265,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   acp: ACP,
   gateway: GATEWAY,
   sandbox: SANDBOX,
+  db: DB,
   help: HELP,
 };
 

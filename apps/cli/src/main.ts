@@ -19,6 +19,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   acp: async () => (await import('./commands/acp.js')).command_acp,
   gateway: async () => (await import('./commands/gateway.js')).command_gateway,
   sandbox: async () => (await import('./commands/sandbox.js')).command_sandbox,
+  db: async () => (await import('./commands/db.js')).command_db,
   help: async () => command_help,
 };
 

@@ -12,7 +12,8 @@ const FORBIDDEN = [
   /\/node_modules\/(\.pnpm\/)?ws[@/]/,
   /grammy|discord\.js|tmi\.js/,
   /@modelcontextprotocol/,
-  /@lich\/(tui|serve|gateway)/,
+  /@lich\/(tui|serve|gateway|store-postgres)/,
+  /\/node_modules\/(\.pnpm\/)?pg[@/]/,
 ];
 
 let sandbox: Sandbox;
@@ -42,7 +43,7 @@ async function loaded_modules(args: string[], env: Record<string, string>): Prom
 }
 
 describe('what the one-shot path loads', () => {
-  it('never loads ink, react, ws, a gateway SDK or the MCP client without MCP servers', async () => {
+  it('never loads ink, react, ws, a gateway SDK, PostgreSQL or the MCP client without MCP servers', async () => {
     server.enqueue(
       { tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
       { text: 'done' },

@@ -70,6 +70,8 @@ export class DiscordAdapter implements GatewayAdapter {
   readonly platform = DISCORD_PLATFORM;
   readonly max_message_chars = DISCORD_MESSAGE_LIMIT;
   readonly can_pair = true;
+  /** One gateway connection per bot token takes the messages. */
+  readonly single_consumer = true;
   readonly typing_interval_ms = 8_000;
   readonly client: Client;
   readonly #options: DiscordAdapterOptions;

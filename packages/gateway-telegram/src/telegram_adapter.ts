@@ -127,6 +127,11 @@ export class TelegramAdapter implements GatewayAdapter {
     return this.#identity;
   }
 
+  /** Long polling has one consumer per bot; webhook mode scales behind a load balancer. */
+  get single_consumer(): boolean {
+    return this.#options.webhook === undefined;
+  }
+
   /** The webhook server's address, in webhook mode. */
   get webhook_address(): AddressInfo | undefined {
     return this.#server?.address() as AddressInfo | undefined;

@@ -56,6 +56,8 @@ export class TwitchAdapter implements GatewayAdapter {
   readonly platform = TWITCH_PLATFORM;
   readonly max_message_chars = TWITCH_MESSAGE_LIMIT;
   readonly can_pair = false;
+  /** One IRC connection per account: two would answer every message twice. */
+  readonly single_consumer = true;
   readonly client: tmi.Client;
   readonly window: SendWindow;
   readonly #options: TwitchAdapterOptions;

@@ -72,6 +72,12 @@ export interface GatewayAdapter {
   readonly can_pair: boolean;
   /** How often to repeat the typing indicator while a run is in flight; absent: none. */
   readonly typing_interval_ms?: number;
+  /**
+   * True when only one process may take the platform's input (Telegram long polling, the Discord
+   * gateway, Twitch IRC): with a shared store, only the node holding the ingress lease starts it,
+   * and the others work the log.
+   */
+  readonly single_consumer?: boolean;
   start(ingress: GatewayIngress): Promise<void>;
   send(chunk: OutboxEntry): Promise<void>;
   notify(target: ReplyTarget, text: string, reply_to: string | null): Promise<void>;

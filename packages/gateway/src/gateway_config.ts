@@ -22,6 +22,11 @@ export interface BusSettings {
   drain_deadline_ms?: number;
   /** A chat id of this platform that gets permission requests as reply prompts. */
   approvals_chat?: string;
+  /**
+   * Where conversations and sessions live: `postgres://…` for several nodes on one database
+   * (needs `@lich/store-postgres`); absent: the JSONL files of the state folder.
+   */
+  store?: string;
 }
 
 /** One platform's section of `<work_dir>/.lich/gateway.json`, split by who reads it. */
@@ -42,6 +47,7 @@ const BUS_KEYS = [
   'rate_limit',
   'drain_deadline_ms',
   'approvals_chat',
+  'store',
 ];
 
 function is_object(value: unknown): value is Record<string, unknown> {
@@ -139,6 +145,12 @@ export function parse_platform_settings(platform: string, section: unknown): Pla
       throw new GatewayConfigError(`${at('approvals_chat')} must be a chat id`);
     }
     bus.approvals_chat = s.approvals_chat;
+  }
+  if (s.store !== undefined) {
+    if (typeof s.store !== 'string' || !/^postgres(?:ql)?:\/\//i.test(s.store)) {
+      throw new GatewayConfigError(`${at('store')} must be a postgres:// URL`);
+    }
+    bus.store = s.store;
   }
   return { access, bus, platform: rest };
 }

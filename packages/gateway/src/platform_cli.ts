@@ -72,6 +72,7 @@ const COMMON_OPTIONS = {
   'allow-all': { type: 'boolean' },
   mode: { type: 'string' },
   'max-concurrency': { type: 'string' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionTable;
 
@@ -88,6 +89,8 @@ const COMMON_HELP = `Options:
   --allow-all               let everyone in (prints a warning)
   --mode <mode>             a message arriving mid-run: queue (default), steer, collect
   --max-concurrency <n>     runs in flight at once (default 8)
+  --store <url>             postgres://…: several nodes share one database (default: files in
+                            the state folder; also LICH_DATABASE_URL or "store" in gateway.json)
   -h, --help                show this help`;
 
 /** The help text of a platform command. */
@@ -146,6 +149,13 @@ function apply_flags(settings: PlatformSettings, values: Record<string, unknown>
       throw new UsageError('--max-concurrency must be a whole number of at least 1');
     }
     settings.bus.max_concurrency = value;
+  }
+  const store = values.store;
+  if (store !== undefined) {
+    if (!/^postgres(?:ql)?:\/\//i.test(String(store))) {
+      throw new UsageError('--store must be a postgres:// URL');
+    }
+    settings.bus.store = String(store);
   }
 }
 

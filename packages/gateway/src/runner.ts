@@ -1,6 +1,7 @@
 import type { SessionHost } from '@lich/agent';
 import type { GatewayAdapter } from './adapter.js';
 import type { GatewayBus, GatewayLogEntry } from './gateway_bus.js';
+import type { IngressLease } from './storage.js';
 
 /** How a gateway process runs. */
 export interface StartGatewayOptions {
@@ -11,13 +12,15 @@ export interface StartGatewayOptions {
   drain_deadline_ms?: number;
   /** The signals that stop it (default SIGINT and SIGTERM); `[]` for none (tests, embedding). */
   signals?: readonly NodeJS.Signals[];
+  /** The ingress lease a single-consumer adapter waits for on a shared store (`ingress:<platform>`). */
+  lease_name?: string;
   on_log?: (entry: GatewayLogEntry) => void;
 }
 
 /** How the gateway stopped. */
 export interface GatewayStopped {
-  /** The signal, or `stop` when `stop()` was called. */
-  reason: NodeJS.Signals | 'stop';
+  /** The signal, `stop` when `stop()` was called, or `lease_lost` when the ingress lease was. */
+  reason: NodeJS.Signals | 'stop' | 'lease_lost';
   /** Conversations whose run was aborted at the deadline (their messages wait for the next start). */
   aborted: number;
   /** True when a second signal cut the drain short. */
@@ -34,7 +37,9 @@ export interface RunningGateway {
 
 /**
  * Starts a gateway: the bus (which resumes what a previous process left), then the adapter; and
- * stops it on SIGINT/SIGTERM.
+ * stops it on SIGINT/SIGTERM. A single-consumer adapter (`single_consumer`) on a shared store
+ * starts only once this node holds the store's ingress lease; until then the node works the log
+ * only. Losing the lease stops the gateway (`lease_lost`), so that two nodes never poll at once.
  *
  * Contract: on the first signal (or `stop`) the adapter stops taking messages, the bus answers
  * every accepted message for up to `drain_deadline_ms` and then aborts the runs left (their
@@ -49,8 +54,8 @@ export async function start_gateway(options: StartGatewayOptions): Promise<Runni
   const deadline = options.drain_deadline_ms ?? 30_000;
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
   await bus.start();
-  await adapter.start(bus);
-  log({ level: 'info', message: `gateway ${adapter.platform} is up` });
+  const waiting = new AbortController();
+  let lease: IngressLease | null = null;
 
   let stopping: Promise<GatewayStopped> | null = null;
   let force: (() => void) | null = null;
@@ -59,11 +64,12 @@ export async function start_gateway(options: StartGatewayOptions): Promise<Runni
     resolve_stopped = resolve;
   });
 
-  const stop = (reason: NodeJS.Signals | 'stop'): Promise<GatewayStopped> => {
+  const stop = (reason: GatewayStopped['reason']): Promise<GatewayStopped> => {
     if (stopping !== null) {
-      if (reason !== 'stop') force?.();
+      if (reason !== 'stop' && reason !== 'lease_lost') force?.();
       return stopping;
     }
+    waiting.abort();
     stopping = (async () => {
       log({ level: 'info', message: `${reason}: draining (up to ${deadline} ms)` });
       let forced = false;
@@ -80,6 +86,7 @@ export async function start_gateway(options: StartGatewayOptions): Promise<Runni
       if (forced) await drained.catch(() => undefined);
       await bus.close().catch(() => undefined);
       await adapter.close().catch(() => undefined);
+      await lease?.release().catch(() => undefined);
       for (const signal of signals) process.off(signal, on_signal);
       const summary: GatewayStopped = { reason, aborted: Math.max(0, result.aborted), forced };
       log({
@@ -96,5 +103,33 @@ export async function start_gateway(options: StartGatewayOptions): Promise<Runni
     void stop(signal);
   };
   for (const signal of signals) process.on(signal, on_signal);
+  const acquire = bus.store.acquire_lease?.bind(bus.store);
+  if (adapter.single_consumer === true && bus.store.shared === true && acquire !== undefined) {
+    const name = options.lease_name ?? `ingress:${adapter.platform}`;
+    log({ level: 'info', message: `working the log; waiting for the ingress lease ${name}` });
+    try {
+      lease = await acquire(name, { signal: waiting.signal });
+    } catch (error) {
+      if (!waiting.signal.aborted) {
+        await stop('stop');
+        throw error;
+      }
+      return { stopped, stop: () => stop('stop') }; // stopped while waiting
+    }
+    log({ level: 'info', message: `holding the ingress lease ${name} (epoch ${lease.epoch})` });
+    void lease.lost.then(() => {
+      if (stopping !== null) return;
+      log({ level: 'error', message: `the ingress lease ${name} was lost: stopping` });
+      void stop('lease_lost');
+    });
+  }
+  try {
+    await adapter.start(bus);
+  } catch (error) {
+    for (const signal of signals) process.off(signal, on_signal);
+    await lease?.release().catch(() => undefined);
+    throw error;
+  }
+  log({ level: 'info', message: `gateway ${adapter.platform} is up` });
   return { stopped, stop: () => stop('stop') };
 }

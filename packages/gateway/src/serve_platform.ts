@@ -3,10 +3,10 @@ import type { GatewayLogEntry } from './gateway_bus.js';
 import { GatewayBus } from './gateway_bus.js';
 import { GatewayConfigError, type PlatformSettings } from './gateway_config.js';
 import { conversation_key_of } from './inbound_message.js';
-import { open_jsonl_store } from './jsonl_store.js';
 import type { PairingStore } from './pairing_store.js';
 import type { PlatformCliIo, PlatformDefinition } from './platform_cli.js';
 import { start_gateway } from './runner.js';
+import { open_gateway_store } from './store_choice.js';
 
 /** Messages of history each run is seeded with, unless `max_history_messages` says otherwise. */
 export const DEFAULT_HISTORY_MESSAGES = 40;
@@ -69,6 +69,16 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     state_dir: join(input.state_dir, platform),
     log,
   });
+  const chosen = await open_gateway_store({
+    url: settings.bus.store ?? (io.env.LICH_DATABASE_URL || undefined),
+    platform,
+    state_dir: input.state_dir,
+    log,
+  });
+  const { store } = chosen;
+  if (chosen.session_storage !== undefined) {
+    log({ level: 'info', message: `conversations and sessions in ${chosen.where}` });
+  }
   const agent = new Agent({
     config: loaded.config,
     env: io.env,
@@ -81,9 +91,9 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     // the bus follows sessions live and never replays: a short ring keeps 200 sessions small
     ring_events: 16,
     ring_bytes: 64 * 1024,
+    ...(chosen.session_storage === undefined ? {} : { storage: chosen.session_storage }),
     on_warning: (text) => log({ level: 'warn', message: text }),
   });
-  const store = await open_jsonl_store({ dir: join(input.state_dir, platform) });
   let bus: GatewayBus;
   try {
     const { bus: bus_settings } = settings;
@@ -142,6 +152,7 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     throw error;
   }
   const stopped = await running.stopped;
+  if (stopped.reason === 'lease_lost') return 1;
   if (stopped.aborted > 0) {
     log({
       level: 'warn',

@@ -51,7 +51,15 @@ export async function migrate(
   const own = !('query' in target);
   const pool = own ? open_pool({ ...target, max_connections: 1 }) : target;
   const migrations = options.migrations ?? (await read_migrations());
-  const client = await pool.connect();
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    if (own) await pool.end();
+    const where = own ? redact_url((target as DatabaseOptions).url) : 'the database';
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot migrate ${where}: ${reason}`, { cause: error });
+  }
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

@@ -1,3 +1,4 @@
+import type { SessionStorage } from '@lich/session';
 import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
 import { load_cli_config } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
@@ -16,6 +17,7 @@ const SERVE_OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   stdio: { type: 'boolean' },
   'print-token': { type: 'boolean' },
+  store: { type: 'string' },
 } as const;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -30,6 +32,39 @@ function port_option(value: string | undefined): number {
     throw new UsageError(`--port expects a port number (0 to 65535), got '${value}'`, 'serve');
   }
   return port;
+}
+
+/** What `--store` needs of `@lich/store-postgres` (an optional peer, typed here). */
+interface StorePackage {
+  open_postgres_session_storage(options: {
+    url: string;
+    application_name?: string;
+  }): Promise<SessionStorage & { close(): Promise<void> }>;
+}
+
+/**
+ * `--store postgres://…`: the session storage of `@lich/store-postgres`, imported only then; null
+ * (having said how to install it) when the package is missing.
+ */
+async function open_store(
+  context: CommandContext,
+  url: string,
+): Promise<(SessionStorage & { close(): Promise<void> }) | null> {
+  if (!/^postgres(?:ql)?:\/\//i.test(url)) {
+    throw new UsageError('--store must be a postgres:// URL', 'serve');
+  }
+  const name = '@lich/store-postgres';
+  let store: StorePackage;
+  try {
+    store = (await import(name)) as StorePackage;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(name)) throw error;
+    context.say(`${context.err.red('lich:')} --store needs ${name}. Install it next to lich:`);
+    context.say(`  npm i -g ${name}`);
+    return null;
+  }
+  return store.open_postgres_session_storage({ url, application_name: 'lich-serve' });
 }
 
 function process_alive(pid: number): boolean {
@@ -116,9 +151,26 @@ export const command_serve: Command = async (context) => {
   });
   if (loaded === null) return EXIT.USAGE;
   if (report_no_provider(context, loaded.config)) return EXIT.USAGE;
+  const store_url = string_option(values.store);
+  let storage: (SessionStorage & { close(): Promise<void> }) | null = null;
+  if (store_url !== undefined) {
+    try {
+      storage = await open_store(context, store_url);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      context.say(`${context.err.red('lich:')} ${error instanceof Error ? error.message : error}`);
+      return EXIT.FAILURE;
+    }
+    if (storage === null) return EXIT.USAGE;
+    context.say(`lich serve: sessions in ${storage.location}`);
+  }
   const agent = await make_agent(context, loaded.config);
   const { create_session_host } = await import('@lich/agent');
-  const host = create_session_host({ agent, on_warning: (text) => context.warn(text) });
+  const host = create_session_host({
+    agent,
+    ...(storage === null ? {} : { storage }),
+    on_warning: (text) => context.warn(text),
+  });
   const serve = await import('@lich/serve');
   const server_info = { name: 'lich', version: version() };
   const log = context.io.env.LICH_DEBUG
@@ -170,5 +222,6 @@ export const command_serve: Command = async (context) => {
   } finally {
     interrupt.dispose();
     await host.shutdown({ deadline_ms: SHUTDOWN_DEADLINE_MS });
+    await storage?.close();
   }
 };

@@ -1,0 +1,53 @@
+/**
+ * `lich db migrate` against a real PostgreSQL server (`LICH_TEST_DATABASE_URL`, or one the test
+ * starts): the migrations run from empty, then again without a change; the URL is required.
+ */
+import { start_test_database, type TestDatabase } from '@lich/testkit/postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { make_sandbox, run_lich, type Sandbox } from './helpers.js';
+
+let database: TestDatabase;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  database = await start_test_database();
+  sandbox = await make_sandbox();
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.cleanup();
+  await database?.close();
+});
+
+describe('lich db migrate', () => {
+  it('creates the tables of an empty database, then finds it up to date', async () => {
+    const options = { cwd: sandbox.work_dir, env: sandbox.env };
+    const first = await run_lich(['db', 'migrate', '--database-url', database.url], options);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^applied 001_gateway_and_sessions to postgres:\/\//);
+    const again = await run_lich(['db', 'migrate'], {
+      ...options,
+      env: { ...sandbox.env, LICH_DATABASE_URL: database.url },
+    });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/is up to date \(001_gateway_and_sessions\)/);
+  });
+
+  it('needs a database URL, and says so', async () => {
+    const result = await run_lich(['db', 'migrate'], { cwd: sandbox.work_dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--database-url <url> or LICH_DATABASE_URL/);
+  });
+
+  it('says what failed when the database cannot be reached', async () => {
+    const url = new URL(database.url);
+    url.port = '9';
+    const result = await run_lich(['db', 'migrate', '--database-url', url.toString()], {
+      cwd: sandbox.work_dir,
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot migrate postgres:\/\/.*ECONNREFUSED/);
+  });
+});
