@@ -15,22 +15,28 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const LICH_BIN = join(ROOT, 'apps', 'cli', 'dist', 'bin.cjs');
 
 const CLI_DIR = join(ROOT, 'apps', 'cli');
-const BUNDLE_DIR = join(CLI_DIR, 'dist', 'bundle');
+/** The CLI's bundle, and the TUI's that `lich tui` loads; `scripts/bundle.mjs` makes both. */
+const BUNDLE_DIRS = [join(CLI_DIR, 'dist', 'bundle'), join(CLI_DIR, 'dist', 'tui')];
 
 interface BundleLoader {
   read_manifest(folder: string): unknown;
   bundle_fresh(folder: string, manifest: unknown): boolean;
 }
 
-/** Whether the CLI bundle is there and no package it was made from was rebuilt after it. */
+/**
+ * Whether the CLI's bundles (its own and the TUI's) are there and no package they were made from
+ * was rebuilt after them.
+ */
 export function cli_bundle_fresh(): boolean {
   try {
     // the rule bin.cjs applies, from the compiled loader itself
     const loader = createRequire(import.meta.url)(
       join(CLI_DIR, 'dist', 'bundle_loader.cjs'),
     ) as BundleLoader;
-    const manifest = loader.read_manifest(BUNDLE_DIR);
-    return manifest !== null && loader.bundle_fresh(BUNDLE_DIR, manifest);
+    return BUNDLE_DIRS.every((folder) => {
+      const manifest = loader.read_manifest(folder);
+      return manifest !== null && loader.bundle_fresh(folder, manifest);
+    });
   } catch {
     return false;
   }

@@ -16,7 +16,7 @@ describe('looks_like_command', () => {
     expect(await looks_like_command('sesions')).toBe('sessions');
     expect(await looks_like_command('sesion')).toBe('sessions');
     expect(await looks_like_command('chats')).toBe('chat');
-    expect(await looks_like_command('tui')).toBe('tui');
+    expect(await looks_like_command('tuii')).toBe('tui');
     expect(await looks_like_command('p')).toBeUndefined();
     expect(await looks_like_command('hello')).toBeUndefined();
     expect(await looks_like_command('fix')).toBeUndefined();

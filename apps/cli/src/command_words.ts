@@ -1,10 +1,10 @@
 import { COMMANDS, type CommandName } from './help.js';
 
 /**
- * Words kept for commands that other packages add (`lich tui`, `lich serve`…): a bare one is
+ * Words kept for commands that other packages add (`lich serve`, `lich gateway`…): a bare one is
  * never sent to the model as a task.
  */
-export const RESERVED_WORDS: readonly string[] = ['tui', 'serve', 'gateway'];
+export const RESERVED_WORDS: readonly string[] = ['serve', 'gateway'];
 
 /** Options (of any command) that take a value, so the word after them is not a command. */
 const VALUE_OPTIONS = new Set([

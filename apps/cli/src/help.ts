@@ -2,6 +2,7 @@
 export const COMMANDS = [
   'run',
   'chat',
+  'tui',
   'serve',
   'sessions',
   'mcp',
@@ -43,6 +44,8 @@ Usage:
 Commands:
   run "task"                  the same as lich "task"
   chat                        a line-by-line conversation over one session
+  tui [--continue | --resume [id]] [--connect]
+                              the full-screen conversation (what lich alone opens on a terminal)
   serve [--stdio]             Lich as a backend: JSON-RPC over a loopback WebSocket or stdio
   sessions list|show|resume|search|export
                               the recorded sessions of this folder
@@ -92,6 +95,23 @@ the chat). Works over a pipe.
 
 Options:
   --resume <id>         continue a recorded session (an id, or a unique prefix of one)
+${AGENT_FLAGS}`;
+
+const TUI = `Usage: lich tui [options]
+       lich                  (alone, on a terminal)
+
+The full-screen conversation over one session: the answer streams with markdown, reasoning
+dimmed, one line per tool call, permission requests answered with one key. Enter sends (while a
+run is in flight it queues a follow-up; Ctrl+Enter or /steer steers the run), Esc or Ctrl+C
+aborts the run, Ctrl+C twice on an empty prompt leaves; /help lists the keys and commands.
+The input history is kept per folder in .lich/tui_history.jsonl.
+
+Options:
+  -c, --continue        open this folder's most recent session
+  --resume [id]         open a recorded session (an id or a unique part of one); without an id,
+                        choose from a list
+  --connect             run the agent in a \`lich serve --stdio\` child process, restarted if it
+                        dies, and talk to it over the serve protocol
 ${AGENT_FLAGS}`;
 
 const SERVE = `Usage: lich serve [options]
@@ -256,6 +276,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   main: MAIN,
   run: RUN,
   chat: CHAT,
+  tui: TUI,
   serve: SERVE,
   sessions: SESSIONS,
   mcp: MCP,

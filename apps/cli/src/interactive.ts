@@ -1,10 +1,14 @@
 import type { CommandContext } from './context.js';
 
 /**
- * The interactive session bare `lich` opens on a terminal. Today that is `lich chat`; the one
- * place to switch when the full-screen TUI exists.
+ * The interactive session bare `lich` opens on a terminal: the TUI (`lich tui`) when stdout is a
+ * terminal as well, else the line chat (`lich chat`), whose output can go to a file.
  */
 export async function open_interactive(context: CommandContext): Promise<number> {
+  if (context.io.stdout.isTTY === true && context.io.env.LICH_NO_TUI !== '1') {
+    const { command_tui } = await import('./commands/tui.js');
+    return command_tui(context);
+  }
   const { command_chat } = await import('./commands/chat.js');
   return command_chat(context);
 }

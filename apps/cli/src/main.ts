@@ -10,6 +10,7 @@ import { UsageError } from './usage_error.js';
 const LOADERS: Record<CommandName, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).command_run,
   chat: async () => (await import('./commands/chat.js')).command_chat,
+  tui: async () => (await import('./commands/tui.js')).command_tui,
   serve: async () => (await import('./commands/serve.js')).command_serve,
   sessions: async () => (await import('./commands/sessions.js')).command_sessions,
   mcp: async () => (await import('./commands/mcp.js')).command_mcp,
@@ -66,7 +67,7 @@ function make_context(argv: readonly string[], io: CliIo): CommandContext {
  * - the first word that is not an option names the command when it is one, wherever the options
  *   stand (`lich -C dir sessions list` is `lich sessions list -C dir`);
  * - a bare word that is not a command but close to one (`sesions`, `chats`) or reserved for a
- *   later command (`tui`) is refused as an unknown command with the nearest spelling: it is not
+ *   later command is refused as an unknown command with the nearest spelling: it is not
  *   sent to the model;
  * - anything else is a task: `lich "fix the tests"`, `lich fix the tests`, `lich p`. A task that
  *   starts with a command's name is given quoted with more words, or after `lich run`.

@@ -39,13 +39,22 @@ describe('lich basics', () => {
     expect(esm_entry).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 
-  it('has help for every command, and the main help lists no later commands', async () => {
+  it('has help for every command', async () => {
     const main = await run(['--help']);
     expect(main.code).toBe(0);
-    for (const later of ['tui']) {
-      expect(main.stdout).not.toMatch(new RegExp(`\\b${later}\\b`));
-    }
-    const commands = ['run', 'chat', 'serve', 'sessions', 'mcp', 'init', 'config', 'update', 'acp'];
+    expect(main.stdout).toMatch(/\btui\b/);
+    const commands = [
+      'run',
+      'chat',
+      'tui',
+      'serve',
+      'sessions',
+      'mcp',
+      'init',
+      'config',
+      'update',
+      'acp',
+    ];
     for (const command of [...commands, 'gateway', 'help']) {
       const result = await run([command, '--help']);
       expect(result.code, command).toBe(0);

@@ -33,7 +33,7 @@ describe('the command grammar', () => {
   });
 
   it('asks about a bare word close to a command, one word or two', async () => {
-    for (const argv of [['sesions', 'list'], ['sesion'], ['chats'], ['tui']]) {
+    for (const argv of [['sesions', 'list'], ['sesion'], ['chats'], ['tuis']]) {
       const result = await run(argv);
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.stderr, argv.join(' ')).toMatch(/unknown command/);

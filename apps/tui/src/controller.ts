@@ -56,9 +56,14 @@ export class TuiController {
   private opened: Promise<void> | null = null;
   private resolve_pick: ((session_id: string | null) => void) | null = null;
 
-  constructor(client: TuiClient, store: TuiStore) {
+  /** What new sessions are created with (the approval mode of `--approval-mode`). */
+  private readonly create_options: { approval_mode?: ApprovalMode };
+
+  constructor(client: TuiClient, store: TuiStore, options: { approval_mode?: ApprovalMode } = {}) {
     this.client = client;
     this.store = store;
+    this.create_options =
+      options.approval_mode === undefined ? {} : { approval_mode: options.approval_mode };
     this.exited = new Promise((resolve) => {
       this.resolve_exit = resolve;
     });
@@ -95,24 +100,39 @@ export class TuiController {
         this.store.dispatch({ type: 'picker_open', sessions });
         const session_id = await chosen;
         this.store.dispatch({ type: 'picker_close' });
-        info =
-          session_id === null ? await this.client.create() : await this.client.load(session_id);
+        info = session_id === null ? await this.new_session() : await this.client.load(session_id);
       } else {
-        info = await this.client.create();
+        info = await this.new_session();
       }
     } else if (open.kind === 'resume') {
-      info = await this.client.load(open.session_id);
+      info = await this.client.load(await this.resolve_id(open.session_id));
     } else if (open.kind === 'continue') {
       const latest = (await this.client.list())[0];
       info =
-        latest === undefined
-          ? await this.client.create()
-          : await this.client.load(latest.session_id);
+        latest === undefined ? await this.new_session() : await this.client.load(latest.session_id);
     } else {
-      info = await this.client.create();
+      info = await this.new_session();
     }
     await this.attach(info);
     await this.refresh_commands();
+  }
+
+  private new_session(): ReturnType<TuiClient['create']> {
+    return this.client.create(this.create_options);
+  }
+
+  /** A session id, or the one session whose id starts with `given` (or ends with it). */
+  private async resolve_id(given: string): Promise<string> {
+    const sessions = await this.client.list();
+    if (sessions.some((session) => session.session_id === given)) return given;
+    const matches = sessions.filter(
+      (session) => session.session_id.startsWith(given) || session.session_id.endsWith(given),
+    );
+    if (matches.length === 1) return matches[0]!.session_id;
+    if (matches.length > 1) {
+      throw new Error(`${matches.length} sessions match '${given}'; give more of the id`);
+    }
+    throw new Error(`no session '${given}' in this folder (lich sessions list shows them)`);
   }
 
   private async attach(info: Awaited<ReturnType<TuiClient['create']>>): Promise<void> {
@@ -247,7 +267,7 @@ export class TuiController {
     this.subscription?.unsubscribe();
     this.subscription = null;
     this.store.dispatch({ type: 'clear' });
-    const info = await this.client.create();
+    const info = await this.new_session();
     await this.attach(info);
     this.store.dispatch({ type: 'notice', level: 'info', text: `new session ${info.session_id}` });
   }

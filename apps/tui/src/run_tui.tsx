@@ -3,6 +3,7 @@
  * once, opens the session behind it, and on the way out restores the terminal and closes the
  * client (and the backend it started).
  */
+import type { ApprovalMode } from '@lich/agent';
 import { render } from 'ink';
 import { App } from './app.js';
 import type { TuiClient } from './client.js';
@@ -33,6 +34,14 @@ export interface RunTuiOptions {
   history_file?: string | null;
   /** Reasoning shown in full from the start. */
   show_reasoning?: boolean;
+  /** The approval mode new sessions start in (the host's default when absent). */
+  approval_mode?: ApprovalMode;
+  /**
+   * How long leaving waits for the client to close (the host to stop its runs, the backend
+   * process to end) after the terminal is restored; 3 s by default. Past it `run_tui` resolves
+   * anyway: a backend slow to stop never keeps the person at a dead screen.
+   */
+  close_deadline_ms?: number;
   /** Called once the first frame is on screen (for the start-up bench). */
   on_first_frame?: () => void;
   /** Called once the screen is up, with a way to show lines on it (warnings of the caller). */
@@ -53,7 +62,11 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   const store = create_store({
     initial: initial_state({ reasoning_expanded: options.show_reasoning === true }),
   });
-  const controller = new TuiController(options.client, store);
+  const controller = new TuiController(
+    options.client,
+    store,
+    options.approval_mode === undefined ? {} : { approval_mode: options.approval_mode },
+  );
   const terminal = options.keys === undefined ? attach_terminal(stdin, stdout) : null;
   const keys = options.keys ?? terminal!;
   const history_file =
@@ -104,12 +117,22 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   });
 
   const code = await controller.exited;
-  store.flush();
-  instance.unmount();
-  await instance.waitUntilExit().catch(() => undefined);
-  terminal?.detach();
-  process.off('SIGHUP', on_hangup);
-  process.off('SIGTERM', on_term);
-  await controller.close().catch(() => undefined);
+  // The terminal first: whatever the backend does next, the person gets their shell back.
+  try {
+    store.flush();
+    instance.unmount();
+    await instance.waitUntilExit().catch(() => undefined);
+  } finally {
+    terminal?.detach();
+    process.off('SIGHUP', on_hangup);
+    process.off('SIGTERM', on_term);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, options.close_deadline_ms ?? 3000);
+    timer.unref?.();
+  });
+  await Promise.race([controller.close().catch(() => undefined), deadline]);
+  clearTimeout(timer);
   return code;
 }

@@ -6,12 +6,7 @@
  */
 import type { HostEvent, SessionInfo } from '@lich/agent';
 import type { Message } from '@lich/core';
-import {
-  type ClientTransport,
-  LichClient,
-  type ReconnectOptions,
-  stdio_transport,
-} from '@lich/serve/client';
+import type { ClientTransport, ReconnectOptions } from '@lich/serve/client';
 import type { ConnectionState, TuiClient } from './client.js';
 
 /** Options of `create_serve_client`. */
@@ -19,14 +14,15 @@ export interface ServeClientOptions {
   /** How to reach the server (a test's streams, a WebSocket); `spawn` when absent. */
   transport?: ClientTransport;
   /**
-   * The `lich serve --stdio` to spawn (and spawn again when it dies); its stderr is dropped, as
-   * it would tear the screen.
+   * The `lich serve --stdio` to spawn (and spawn again when it dies). Its stderr never reaches
+   * the terminal (it would tear the screen): it goes to `on_stderr`, or nowhere.
    */
   spawn?: {
     command: string;
     args: readonly string[];
     cwd?: string;
     env?: Readonly<Record<string, string | undefined>>;
+    on_stderr?: (text: string) => void;
   };
   /** Restarts of a lost backend before giving up (default 5 attempts, from 100 ms, doubling). */
   reconnect?: ReconnectOptions;
@@ -46,11 +42,20 @@ type Listener = (event: HostEvent) => void;
  * idempotent.
  */
 export async function create_serve_client(options: ServeClientOptions): Promise<TuiClient> {
+  // loaded here: the in-process TUI never needs the protocol client
+  const { LichClient, stdio_transport } = await import('@lich/serve/client');
+  const spawn = options.spawn;
   const transport =
     options.transport ??
-    (options.spawn === undefined
+    (spawn === undefined
       ? undefined
-      : stdio_transport({ ...options.spawn, stderr: 'ignore' }));
+      : stdio_transport({
+          command: spawn.command,
+          args: spawn.args,
+          ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
+          ...(spawn.env === undefined ? {} : { env: spawn.env }),
+          stderr: spawn.on_stderr ?? 'ignore',
+        }));
   if (transport === undefined) throw new Error('create_serve_client needs a transport or spawn');
   const client = await LichClient.connect({
     transport,
