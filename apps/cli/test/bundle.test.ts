@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAst } from 'rolldown/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const BUNDLE_DIR = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
+const TUI_DIR = fileURLToPath(new URL('../dist/tui/', import.meta.url));
 
 interface AstNode {
   type: string;
@@ -29,10 +31,10 @@ function* walk(tree: unknown): Generator<AstNode> {
  * The bare specifiers the bundle still loads (its externals), other than Node built-ins: the
  * string arguments of its `require(…)` and `__lich_import(…)` calls (the bundle's `import()`).
  */
-function externals(): string[] {
+function externals(folder = BUNDLE_DIR): string[] {
   const found = new Set<string>();
-  for (const name of readdirSync(BUNDLE_DIR).filter((file) => file.endsWith('.cjs'))) {
-    const tree = parseAst(readFileSync(join(BUNDLE_DIR, name), 'utf8'));
+  for (const name of readdirSync(folder).filter((file) => file.endsWith('.cjs'))) {
+    const tree = parseAst(readFileSync(join(folder, name), 'utf8'));
     for (const node of walk(tree)) {
       if (node.type !== 'CallExpression') continue;
       const callee = node.callee as AstNode;
@@ -63,5 +65,37 @@ describe('the bundle', () => {
   it('contains no package the one-shot path must not load', () => {
     const forbidden = /^(ink|react|ws|grammy|discord\.js|tmi\.js|@modelcontextprotocol\/)/;
     expect(externals().filter((specifier) => forbidden.test(specifier))).toEqual([]);
+  });
+
+  it('holds none of the TUI: ink, react and yoga are only in the TUI bundle', () => {
+    // rolldown heads each module's code with its path
+    const tui_code = /node_modules\/\.pnpm\/(ink|react|react-reconciler|yoga-layout)@/;
+    for (const name of readdirSync(BUNDLE_DIR).filter((file) => file.endsWith('.cjs'))) {
+      expect(readFileSync(join(BUNDLE_DIR, name), 'utf8'), name).not.toMatch(tui_code);
+    }
+    const tui = readdirSync(TUI_DIR).filter((file) => file.endsWith('.cjs'));
+    expect(tui.some((name) => tui_code.test(readFileSync(join(TUI_DIR, name), 'utf8')))).toBe(true);
+  });
+});
+
+describe('the TUI bundle', () => {
+  it('loads through the CLI loader, needs only Node, and has its layout engine ready', async () => {
+    expect(externals(TUI_DIR).filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+    const loader = createRequire(import.meta.url)(
+      fileURLToPath(new URL('../dist/bundle_loader.cjs', import.meta.url)),
+    ) as {
+      read_manifest(folder: string): unknown;
+      load_bundle(
+        folder: string,
+        manifest: unknown,
+        options: { cache_root: null },
+      ): { exports: Record<string, unknown> };
+    };
+    const loaded = loader.load_bundle(TUI_DIR, loader.read_manifest(TUI_DIR), {
+      cache_root: null,
+    });
+    expect(typeof loaded.exports.run_tui).toBe('function');
+    expect(typeof loaded.exports.deferred_client).toBe('function');
+    await expect(loaded.exports.ready).resolves.toBeUndefined();
   });
 });
