@@ -64,7 +64,12 @@ function tui_plugin(tui_index) {
     },
     transform(code, id) {
       if (/\/yoga-layout\/dist\/binaries\/yoga-wasm-base64-esm\.js$/.test(id)) {
-        let out = exactly(code, 'var _scriptDir = import.meta.url;', 'var _scriptDir = "";', 'yoga');
+        let out = exactly(
+          code,
+          'var _scriptDir = import.meta.url;',
+          'var _scriptDir = "";',
+          'yoga',
+        );
         out = exactly(
           out,
           'function ya(){return w||"function"!=typeof fetch?',
