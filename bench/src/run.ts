@@ -14,6 +14,7 @@ const ALL = [
   'serve',
   'gateway',
   'terminal',
+  'tui',
 ] as const;
 
 function format(value: number | undefined, digits = 3): string {
