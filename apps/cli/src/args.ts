@@ -33,6 +33,19 @@ export const AGENT_OPTIONS = {
   'disallowed-tools': { type: 'string', multiple: true },
 } as const satisfies OptionTable;
 
+/** How a run is printed: `--json`, `--output-format`, `-q/--quiet`, `-v/--verbose`. */
+export const OUTPUT_OPTIONS = {
+  json: { type: 'boolean' },
+  'output-format': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean', short: 'v' },
+} as const satisfies OptionTable;
+
+/** `-c/--continue`: resume the newest session of the work dir (`lich "task"`, `run`, `chat`). */
+export const CONTINUE_OPTIONS = {
+  continue: { type: 'boolean', short: 'c' },
+} as const satisfies OptionTable;
+
 /** The parsed values of an option table. */
 export type ParsedValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 

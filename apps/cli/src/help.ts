@@ -13,6 +13,7 @@ export const COMMANDS = [
   'gateway',
   'sandbox',
   'db',
+  'completion',
   'help',
 ] as const;
 
@@ -33,7 +34,15 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --append-system-prompt <text>   add text to the end of the system prompt
   --allowed-tools <names>         only these tools (comma-separated; * matches any run)
   --disallowed-tools <names>      never these tools (same patterns; wins over allowed)
+  -q, --quiet           no progress on stderr (warnings and errors still)
+  -v, --verbose         each model call's provider, time and tokens, and every retry
   -h, --help            show this help`;
+
+/** The options of a one-shot run (`lich "task"`, `lich run`). */
+const RUN_FLAGS = `  -p, --print           run the task and print the answer (the one-shot; never interactive)
+  --output-format <f>   text (the answer), json (one document), stream-json (one event per line)
+  --json                the same as --output-format json
+  -c, --continue        continue the newest session of the work dir`;
 
 const MAIN = `lich — an AI agent harness at your terminal
 
@@ -47,7 +56,7 @@ Commands:
   tui [--continue | --resume [id]] [--connect]
                               the full-screen conversation (what lich alone opens on a terminal)
   serve [--stdio]             Lich as a backend: JSON-RPC over a loopback WebSocket or stdio
-  sessions list|show|resume|search|export
+  sessions list|show|resume|search|export|repair
                               the recorded sessions of this folder
   mcp list|add|enable|disable|remove
                               the MCP servers in this folder's config
@@ -58,10 +67,11 @@ Commands:
   gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
   sandbox check               whether commands run sandboxed here, and why
   db migrate                  create or update the tables of a PostgreSQL store
+  completion bash|zsh|fish    print a shell completion script
   help [command]              help for a command
 
 Options:
-  --json                print one JSON result document instead of the answer
+${RUN_FLAGS}
 ${AGENT_FLAGS}
   -V, --version         print the version
 
@@ -79,9 +89,15 @@ per tool call, the reasoning with --show-reasoning) goes to stderr. Piped stdin 
 task as context (clamped when larger than the context window allows).
 
 Options:
-  --json                print one JSON document: answer, stopped_reason, usage, session_path,
-                        tool_calls
+${RUN_FLAGS}
 ${AGENT_FLAGS}
+
+--json prints one document: answer, stopped_reason, error, turns_used, usage, provider, model,
+session_path, tool_calls. stream-json prints one JSON object per line, each with a type:
+run_start, turn_start, text_delta, reasoning_delta, turn_end, usage, tool_start, tool_end, retry,
+failover, compress, budget_exhausted, run_end (the --json fields). A pipe on stdin that stays
+silent for 2 s (LICH_STDIN_WAIT_MS) is left alone, with a warning; binary stdin is described, not
+pasted.
 
 Exit codes: 0 success, 1 model or provider failure (or no answer within the turns), 2 usage or
 config error, 130 aborted, 143 terminated.`;
@@ -94,7 +110,8 @@ is an error; //text sends /text). Ctrl+C aborts the answer being written (throug
 the chat). Works over a pipe.
 
 Options:
-  --resume <id>         continue a recorded session (an id, or a unique prefix of one)
+  --resume <id>         continue a recorded session (its short id, full id, path, or a prefix)
+  -c, --continue        continue the newest session of the work dir
 ${AGENT_FLAGS}`;
 
 const TUI = `Usage: lich tui [options]
@@ -139,16 +156,24 @@ ${AGENT_FLAGS}`;
 const SESSIONS = `Usage: lich sessions <subcommand> [options]
 
 Subcommands:
-  list                  the sessions of this folder, newest first
+  list                  the sessions of this folder, newest first, by short id
   show <id>             the messages of a session
-  resume <id> ["task"]  continue a session: run a task, or chat when no task is given
+  resume [<id> ["task"]]
+                        continue a session (the newest without an id): run a task, or chat
   search <text>         sessions whose messages contain the text
   export <id>           the session as Markdown (to stdout, or --out <file>)
+  repair <id>           move a damaged session's bad lines to <file>.corrupt, keep the rest
+
+<id> is the short id list shows (the random end of the full id), a prefix of it of at least 4
+characters, the full id or a prefix of it, or the path of the session file.
 
 Options:
   --limit <n>           how many sessions list and search print (default 20)
   --out <file>          where export writes
   --json                machine-readable output for list, show and search
+  --output-format <f>   text, json or stream-json for resume with a task
+  -q, --quiet           no progress (resume)
+  -v, --verbose         each model call's timing, and every retry (resume)
   -C, --work-dir <dir>  the folder whose sessions to use
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
@@ -255,6 +280,16 @@ Options:
 
 Needs @lich/store-postgres installed next to lich (npm i -g @lich/store-postgres).`;
 
+const COMPLETION = `Usage: lich completion bash|zsh|fish
+
+Prints a completion script for the shell: commands, their subcommands and the options.
+  bash: eval "$(lich completion bash)"   (in ~/.bashrc)
+  zsh:  eval "$(lich completion zsh)"    (in ~/.zshrc, after compinit)
+  fish: lich completion fish > ~/.config/fish/completions/lich.fish
+
+Options:
+  -h, --help            show this help`;
+
 const HELP = `Usage: lich help [command]
 
 Shows the help of a command, or of lich.`;
@@ -287,6 +322,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   gateway: GATEWAY,
   sandbox: SANDBOX,
   db: DB,
+  completion: COMPLETION,
   help: HELP,
 };
 

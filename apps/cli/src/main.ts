@@ -21,6 +21,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   gateway: async () => (await import('./commands/gateway.js')).command_gateway,
   sandbox: async () => (await import('./commands/sandbox.js')).command_sandbox,
   db: async () => (await import('./commands/db.js')).command_db,
+  completion: async () => (await import('./commands/completion.js')).command_completion,
   help: async () => command_help,
 };
 

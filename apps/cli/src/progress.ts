@@ -23,6 +23,10 @@ export interface ProgressOptions {
   show_reasoning: boolean;
   /** Write the answer to stdout (off for `--json`). */
   write_answer: boolean;
+  /** `-q`: no spinner, no tool lines, no compression or turn notes (the reasoning if asked). */
+  quiet?: boolean;
+  /** `-v`: a line per model call with its provider, model, time and tokens. */
+  verbose?: boolean;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -80,7 +84,7 @@ export class ProgressView {
   };
 
   #start_spinner(label: string): void {
-    if (this.#options.stderr.isTTY !== true) return;
+    if (this.#options.stderr.isTTY !== true || this.#options.quiet === true) return;
     this.#spinner_label = label;
     if (this.#spinner) return;
     const draw = () => {
@@ -140,6 +144,14 @@ export class ProgressView {
           stderr.write(`${err.dim(message.reasoning)}\n`);
         }
         this.#close_reasoning();
+        if (this.#options.verbose === true) {
+          const usage = event.usage
+            ? `, ${event.usage.input_tokens} tokens in, ${event.usage.output_tokens} out`
+            : '';
+          stderr.write(
+            `${err.dim(`turn ${event.turn}: ${event.provider ?? '?'}/${event.model ?? '?'} answered in ${format_duration(event.duration_ms)}${usage}`)}\n`,
+          );
+        }
         const final = !message.tool_calls || message.tool_calls.length === 0;
         if (final) this.answer = message.content;
         if (!this.#options.write_answer) return;
@@ -173,6 +185,7 @@ export class ProgressView {
         if (!result.ok) summary.error = result.error ?? result.output;
         if (result.sandbox !== undefined) summary.sandbox = result.sandbox;
         this.tool_calls.push(summary);
+        if (this.#options.quiet === true) return;
         const mark = result.ok ? err.green('✓') : err.red('✗');
         const hint = argument_hint(args);
         // every line of a failure, indented under the call, up to a screenful
@@ -205,6 +218,7 @@ export class ProgressView {
         return;
       case 'compress_end':
         this.#clear_spinner();
+        if (this.#options.quiet === true) return;
         stderr.write(
           err.dim(
             event.ok
@@ -215,6 +229,7 @@ export class ProgressView {
         return;
       case 'budget_exhausted':
         this.#clear_spinner();
+        if (this.#options.quiet === true) return;
         stderr.write(
           err.yellow(
             `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}\n`,

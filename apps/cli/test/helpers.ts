@@ -59,6 +59,8 @@ export interface RunOptions {
   cwd: string;
   /** Written to stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | Buffer;
+  /** Give stdin as a pipe that is never written to nor closed (as many process runners do). */
+  open_stdin?: boolean;
   /** Node options before the script, e.g. `--import`. */
   node_args?: string[];
   /** Run this script instead of `BIN`. */
@@ -77,7 +79,11 @@ export function run_lich(args: readonly string[], options: RunOptions): Promise<
       {
         cwd: options.cwd,
         env: options.env,
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: [
+          options.input === undefined && options.open_stdin !== true ? 'ignore' : 'pipe',
+          'pipe',
+          'pipe',
+        ],
       },
     );
     let stdout = '';
@@ -92,6 +98,7 @@ export function run_lich(args: readonly string[], options: RunOptions): Promise<
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      child.stdin?.destroy();
       resolve({ code, signal, stdout, stderr });
     });
     if (options.input !== undefined && child.stdin) {

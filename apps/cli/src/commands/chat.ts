@@ -3,13 +3,20 @@ import type { Agent } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { type AskLine, cli_approval } from '../approval.js';
-import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
+import {
+  AGENT_OPTIONS,
+  CONTINUE_OPTIONS,
+  OUTPUT_OPTIONS,
+  parse_command_args,
+  string_option,
+} from '../args.js';
 import { type ChatState, run_chat_command } from '../chat_commands.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
-import { resolve_session } from '../session_ids.js';
+import { type OutputSettings, output_settings } from '../output_settings.js';
+import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { execute_task, make_agent, report_no_provider } from './run.js';
 
 /** What a chat starts from. */
@@ -20,6 +27,8 @@ export interface ChatStart {
   show_reasoning: boolean;
   /** `--approval-mode` and `--yolo` as given. */
   approval_flags?: { 'approval-mode'?: unknown; yolo?: unknown };
+  /** `-q` and `-v` (a chat prints text). */
+  output?: OutputSettings;
 }
 
 const EXIT_WORDS = new Set(['exit', 'quit']);
@@ -127,7 +136,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       input: line,
       history,
       session: start.session,
-      json: false,
+      output: start.output ?? { format: 'text', quiet: false, verbose: false },
       show_reasoning: start.show_reasoning,
       approval,
       ...(state.model === undefined ? {} : { model: state.model }),
@@ -161,12 +170,16 @@ export async function open_chat_session(
       agent.config.session_dir,
       options.resume,
       options.command,
+      context.io.cwd,
     );
     const { SessionStore, conversation_of } = await import('@lich/session');
-    const store = new SessionStore({ session_dir: agent.config.session_dir });
-    const session = await store.open(summary.id);
+    const { dirname } = await import('node:path');
+    const store = new SessionStore({ session_dir: dirname(summary.path) });
+    const session = await reading_session(summary, () => store.open(summary.id));
     const history = conversation_of(session.state).filter((message) => message.role !== 'system');
-    context.say(context.err.dim(`resumed session ${summary.id} (${history.length} messages)`));
+    context.say(
+      context.err.dim(`resumed session ${short_id(summary.id)} (${history.length} messages)`),
+    );
     return { session, history };
   }
   if (options.no_session) return { session: null, history: [] };
@@ -177,14 +190,23 @@ export async function open_chat_session(
 export const command_chat: Command = async (context) => {
   const { values, positionals } = parse_command_args('chat', context.argv, {
     ...AGENT_OPTIONS,
+    ...OUTPUT_OPTIONS,
+    ...CONTINUE_OPTIONS,
     resume: { type: 'string' },
   });
   if (values.help) {
     context.io.stdout.write(`${help_text('chat')}\n`);
     return EXIT.OK;
   }
+  const { UsageError } = await import('../usage_error.js');
+  const output = output_settings('chat', values);
+  if (output.format !== 'text') {
+    throw new UsageError(
+      `chat prints text; --output-format ${output.format} is for lich "task"`,
+      'chat',
+    );
+  }
   if (positionals.length > 0) {
-    const { UsageError } = await import('../usage_error.js');
     throw new UsageError(
       `chat takes no task; type it at the prompt (or: lich "${positionals.join(' ')}")`,
       'chat',
@@ -196,10 +218,16 @@ export const command_chat: Command = async (context) => {
   });
   if (loaded === null) return EXIT.USAGE;
   if (report_no_provider(context, loaded.config, model_given(context, values))) return EXIT.USAGE;
-  const agent = await make_agent(context, loaded.config);
+  const agent = await make_agent(context, loaded.config, output);
   let session: SessionHandle | null = null;
   try {
-    const resume = string_option(values.resume);
+    let resume = string_option(values.resume);
+    if (resume === undefined && values.continue === true) {
+      resume = (await newest_session(loaded.config.session_dir))?.path;
+      if (resume === undefined) {
+        context.warn(`no session to continue in ${loaded.config.session_dir}; starting a new one`);
+      }
+    }
     const opened = await open_chat_session(context, agent, {
       ...(resume === undefined ? {} : { resume }),
       no_session: values['no-session'] === true,
@@ -212,6 +240,7 @@ export const command_chat: Command = async (context) => {
       history: opened.history,
       show_reasoning: values['show-reasoning'] === true,
       approval_flags: values,
+      output,
     });
   } finally {
     await session?.close();

@@ -2,22 +2,30 @@ import type { Agent, AgentConfig, Approver } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { type CliApproval, cli_approval } from '../approval.js';
-import { AGENT_OPTIONS, parse_command_args } from '../args.js';
+import { AGENT_OPTIONS, CONTINUE_OPTIONS, OUTPUT_OPTIONS, parse_command_args } from '../args.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { on_interrupt } from '../interrupt.js';
 import { MODEL_ALONE_HINT, NO_PROVIDER_MESSAGE } from '../no_provider.js';
+import { type OutputSettings, output_settings } from '../output_settings.js';
 import { ProgressView } from '../progress.js';
 import { RunReport } from '../run_report.js';
-import { format_bytes, read_stdin, with_stdin_context } from '../stdin.js';
+import { newest_session } from '../session_ids.js';
+import { format_bytes, read_stdin, STDIN_FIRST_BYTE_MS, with_stdin_context } from '../stdin.js';
 import { stdin_kind } from '../stdin_kind.js';
+import { StreamJsonWriter } from '../stream_json.js';
 import { UsageError } from '../usage_error.js';
 import { version } from '../version.js';
 
 /** The options `lich "task"` and `lich run` take. */
-export const RUN_OPTIONS = { ...AGENT_OPTIONS, json: { type: 'boolean' } } as const;
+export const RUN_OPTIONS = {
+  ...AGENT_OPTIONS,
+  ...OUTPUT_OPTIONS,
+  ...CONTINUE_OPTIONS,
+  print: { type: 'boolean', short: 'p' },
+} as const;
 
 /** How one task is run by `execute_task`. */
 export interface TaskOptions {
@@ -26,7 +34,8 @@ export interface TaskOptions {
   history?: readonly Message[];
   /** The session to record into, or null for none. */
   session: SessionHandle | null;
-  json: boolean;
+  /** The format, `-q` and `-v`. */
+  output: OutputSettings;
   show_reasoning: boolean;
   /** How tool calls are approved (absent: as the config says, else every call runs). */
   approval?: CliApproval;
@@ -69,13 +78,16 @@ export async function execute_task(
   options: TaskOptions,
 ): Promise<TaskOutcome> {
   const { agent, session } = options;
+  const { format } = options.output;
   const view = new ProgressView({
     stdout: context.io.stdout,
     stderr: context.io.stderr,
     out: context.out,
     err: context.err,
     show_reasoning: options.show_reasoning,
-    write_answer: !options.json,
+    write_answer: format === 'text',
+    quiet: options.output.quiet,
+    verbose: options.output.verbose,
   });
   const interrupt = on_interrupt((text) => {
     view.stop();
@@ -83,6 +95,15 @@ export async function execute_task(
   });
   const report = new RunReport(agent.config.providers[0]);
   const session_path = session?.path ?? null;
+  const stream =
+    format === 'stream-json'
+      ? new StreamJsonWriter(context.io.stdout, {
+          session_id: session?.id ?? null,
+          session_path,
+          provider: report.provider,
+          model: report.model,
+        })
+      : undefined;
   try {
     const result = await agent.run({
       input: options.input,
@@ -93,7 +114,9 @@ export async function execute_task(
       on_event: (event) => {
         report.listener(event);
         view.listener(event);
+        stream?.listener(event);
       },
+      ...(stream === undefined ? {} : { on_provider_event: stream.provider_listener }),
       ...(options.approval === undefined ? {} : { approval_mode: options.approval.mode }),
       ...(options.approval?.approver === undefined
         ? {}
@@ -101,15 +124,14 @@ export async function execute_task(
     });
     const { outcome } = result;
     const answered = (outcome.final ?? '').trim() !== '';
-    if (options.json) {
-      const document = report.document({
-        answer: outcome.final,
-        stopped_reason: outcome.stopped_reason,
-        session_path,
-        tool_calls: view.tool_calls,
-      });
-      context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    }
+    const document = report.document({
+      answer: outcome.final,
+      stopped_reason: outcome.stopped_reason,
+      session_path,
+      tool_calls: view.tool_calls,
+    });
+    if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    stream?.end(document);
     if (outcome.stopped_reason === 'aborted') {
       if (interrupt.received !== 'SIGTERM') {
         context.say(
@@ -131,16 +153,15 @@ export async function execute_task(
   } catch (error) {
     view.stop();
     const { ConfigError } = await import('@lich/agent');
-    if (options.json) {
-      const document = report.document({
-        answer: null,
-        stopped_reason: interrupt.signal.aborted ? 'aborted' : 'error',
-        error: error_text(error),
-        session_path,
-        tool_calls: view.tool_calls,
-      });
-      context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    }
+    const document = report.document({
+      answer: null,
+      stopped_reason: interrupt.signal.aborted ? 'aborted' : 'error',
+      error: error_text(error),
+      session_path,
+      tool_calls: view.tool_calls,
+    });
+    if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    stream?.end(document);
     context.say(`${context.err.red('lich:')} ${error_text(error)}`);
     const { failure_hints } = await import('../failure_hints.js');
     for (const hint of failure_hints(error, agent.config.providers, context.io.env)) {
@@ -171,7 +192,11 @@ function pausing(view: ProgressView, approver: Approver): Approver {
  * Builds the Agent for a command from loaded config: the CLI's version in sessions, warnings on
  * stderr.
  */
-export async function make_agent(context: CommandContext, config: AgentConfig): Promise<Agent> {
+export async function make_agent(
+  context: CommandContext,
+  config: AgentConfig,
+  output: { quiet: boolean } = { quiet: false },
+): Promise<Agent> {
   const { Agent, missing_api_keys } = await import('@lich/agent');
   for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
   return new Agent({
@@ -180,6 +205,7 @@ export async function make_agent(context: CommandContext, config: AgentConfig): 
     lich_version: version(),
     on_warning: (text) => context.warn(text),
     on_provider_event: (event) => {
+      if (output.quiet) return;
       const line =
         event.type === 'provider_retry'
           ? `retry ${event.attempt} of ${event.max_retries} in ${event.delay_ms} ms: ${event.reason}`
@@ -199,12 +225,14 @@ export const command_run: Command = async (context) => {
     context.io.stdout.write(`${help_text('run')}\n`);
     return EXIT.OK;
   }
+  const output = output_settings('run', values);
   if (
     positionals.length === 0 &&
-    values.json !== true &&
+    output.format === 'text' &&
+    values.print !== true &&
     (await stdin_kind(context.io)) === 'tty'
   ) {
-    // `lich -m model` on a terminal: the interactive session, with those options
+    // `lich -m model`, `lich -c` on a terminal: the interactive session, with those options
     const { open_interactive } = await import('../interactive.js');
     return open_interactive(context);
   }
@@ -216,35 +244,94 @@ export const command_run: Command = async (context) => {
   const { config } = loaded;
   let input = positionals.join(' ').trim();
   if (context.io.env.LICH_NO_STDIN !== '1' && (await stdin_kind(context.io)) === 'data') {
-    // Half the context window, at about 4 characters per token, leaves room to work.
-    const limit = Math.floor(config.context_window * 2);
-    const piped = await read_stdin(context.io.stdin, limit);
-    if (piped.clamped) {
-      context.warn(
-        `stdin is ${format_bytes(piped.bytes)}; kept ${format_bytes(piped.text.length)} (its start and end) to fit the context window`,
-      );
-    }
-    input = with_stdin_context(input, piped.text);
+    input = await add_stdin(context, input, config.context_window);
   }
-  if (input.trim() === '') {
+  const resume = values.continue === true ? await newest_session(config.session_dir) : null;
+  if (values.continue === true && resume === null) {
+    context.warn(`no session to continue in ${config.session_dir}; starting a new one`);
+  }
+  if (input.trim() === '' && resume === null) {
     throw new UsageError('no task given: lich "what to do" (or pipe it on stdin)', 'run');
   }
   if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
   const approval = await cli_approval(context, values, config, 'run');
-  const agent = await make_agent(context, config);
-  const session = values['no-session'] ? null : await agent.create_session();
+  const agent = await make_agent(context, config, output);
+  const { open_chat_session, chat_loop } = await import('./chat.js');
+  const opened = await open_chat_session(context, agent, {
+    ...(resume === null ? {} : { resume: resume.path }),
+    no_session: values['no-session'] === true,
+    command: 'run',
+  });
   try {
+    if (input.trim() === '') {
+      // `lich -c` with no task: go on with the conversation, one line per message
+      return await chat_loop(context, {
+        agent,
+        session: opened.session,
+        history: opened.history,
+        show_reasoning: values['show-reasoning'] === true,
+        approval_flags: values,
+        output,
+      });
+    }
     const outcome = await execute_task(context, {
       agent,
       input,
-      session,
-      json: values.json === true,
+      history: opened.history,
+      session: opened.session,
+      output,
       show_reasoning: values['show-reasoning'] === true,
       approval,
     });
     return outcome.code;
   } finally {
-    await session?.close();
+    await opened.session?.close();
     await agent.close();
   }
 };
+
+/**
+ * The task with piped stdin added as context. Waits `LICH_STDIN_WAIT_MS` (default 2 s) for the
+ * first byte: a caller that left stdin open and never writes to it gets a warning and the task
+ * runs without it; with no task, the warning says lich waits on. Binary input is described, not
+ * pasted; input over half the context window is clamped.
+ */
+async function add_stdin(
+  context: CommandContext,
+  task: string,
+  context_window: number,
+): Promise<string> {
+  const wait = Number(context.io.env.LICH_STDIN_WAIT_MS);
+  const first_byte_ms = Number.isInteger(wait) && wait > 0 ? wait : STDIN_FIRST_BYTE_MS;
+  const seconds = `${first_byte_ms / 1000} s`;
+  const has_task = task !== '';
+  // Half the context window, at about 4 characters per token, leaves room to work.
+  const piped = await read_stdin(context.io.stdin, Math.floor(context_window * 2), {
+    first_byte_ms,
+    keep_waiting: !has_task,
+    on_silence: () =>
+      context.warn(
+        has_task
+          ? `stdin is an open pipe but nothing came within ${seconds}; going on without it. To pass input, pipe it (cmd | lich "task"); to skip stdin, close it (lich "task" < /dev/null) or set LICH_NO_STDIN=1`
+          : `no task given and nothing on stdin within ${seconds}; still waiting for the task on stdin (or give it as an argument: lich "task")`,
+      ),
+  });
+  if (piped.binary) {
+    context.warn(
+      `stdin looks like binary data (${format_bytes(piped.bytes)}); it was not added to the task (lich reads text, as read_file does)`,
+    );
+    if (!has_task) {
+      throw new UsageError(
+        'no task given: stdin holds binary data; give the task as an argument',
+        'run',
+      );
+    }
+    return `${task}\n\n<stdin>\n(binary data, ${format_bytes(piped.bytes)}, not shown)\n</stdin>`;
+  }
+  if (piped.clamped) {
+    context.warn(
+      `stdin is ${format_bytes(piped.bytes)}; kept ${format_bytes(piped.text.length)} (its start and end) to fit the context window`,
+    );
+  }
+  return with_stdin_context(task, piped.text);
+}

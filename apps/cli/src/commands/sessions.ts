@@ -1,10 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Message } from '@lich/core';
+import type { SessionSummary } from '@lich/session';
 import { cli_approval } from '../approval.js';
 import {
   AGENT_OPTIONS,
   integer_option,
+  OUTPUT_OPTIONS,
   type ParsedValues,
   parse_command_args,
   string_option,
@@ -13,12 +15,13 @@ import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
-import { resolve_session } from '../session_ids.js';
+import { output_settings } from '../output_settings.js';
+import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
 import { chat_loop, open_chat_session } from './chat.js';
 import { execute_task, make_agent, report_no_provider } from './run.js';
 
-const SUBCOMMANDS = ['list', 'show', 'resume', 'search', 'export'];
+const SUBCOMMANDS = ['list', 'show', 'resume', 'search', 'export', 'repair'];
 
 function one_line(text: string, width: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -66,16 +69,34 @@ async function list(context: CommandContext, session_dir: string, values: Parsed
     const when = session.updated.replace('T', ' ').slice(0, 16);
     const runs = `${session.runs} run${session.runs === 1 ? '' : 's'}`;
     const title = session.problem ? context.out.red(session.problem) : one_line(session.title, 70);
-    context.io.stdout.write(`${session.id}  ${context.out.dim(`${when}  ${runs}`)}  ${title}\n`);
+    context.io.stdout.write(
+      `${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}`)}  ${title}\n`,
+    );
   }
   return EXIT.OK;
 }
 
-/** `lich sessions list|show|resume|search|export`. */
+/** `lich sessions repair <id>`: moves a session's bad lines to `<file>.corrupt`. */
+async function repair(context: CommandContext, summary: SessionSummary): Promise<number> {
+  const { read_session } = await import('@lich/session');
+  const contents = await read_session(summary.path, { repair: true });
+  if (!contents.repaired) {
+    context.say(`session ${short_id(summary.id)} has nothing to repair (${summary.path})`);
+    return EXIT.OK;
+  }
+  for (const problem of contents.problems) context.say(context.err.dim(problem.message));
+  const lines = contents.problems.length;
+  context.say(
+    `repaired session ${short_id(summary.id)}: moved ${lines} bad line${lines === 1 ? '' : 's'} to ${summary.path}.corrupt; ${contents.records.length} records kept`,
+  );
+  return EXIT.OK;
+}
+
+/** `lich sessions list|show|resume|search|export|repair`. */
 export const command_sessions: Command = async (context) => {
   const { values, positionals } = parse_command_args('sessions', context.argv, {
     ...AGENT_OPTIONS,
-    json: { type: 'boolean' },
+    ...OUTPUT_OPTIONS,
     limit: { type: 'string' },
     out: { type: 'string' },
   });
@@ -103,12 +124,16 @@ export const command_sessions: Command = async (context) => {
     if (id === undefined) throw new UsageError(`sessions ${what} needs a session id`, 'sessions');
     return id;
   };
+  const find = (what: string) =>
+    resolve_session(session_dir, needs_id(what), 'sessions', context.io.cwd);
   switch (subcommand) {
     case 'list':
       return list(context, session_dir, values);
     case 'show': {
-      const summary = await resolve_session(session_dir, needs_id('show'), 'sessions');
-      const messages = await session.read_session_messages(summary.path);
+      const summary = await find('show');
+      const messages = await reading_session(summary, () =>
+        session.read_session_messages(summary.path),
+      );
       if (values.json) {
         context.io.stdout.write(`${JSON.stringify(messages, null, 2)}\n`);
         return EXIT.OK;
@@ -138,8 +163,8 @@ export const command_sessions: Command = async (context) => {
       return EXIT.OK;
     }
     case 'export': {
-      const summary = await resolve_session(session_dir, needs_id('export'), 'sessions');
-      const markdown = await session.export_markdown(summary.path);
+      const summary = await find('export');
+      const markdown = await reading_session(summary, () => session.export_markdown(summary.path));
       const out = string_option(values.out);
       if (out === undefined) {
         context.io.stdout.write(markdown.endsWith('\n') ? markdown : `${markdown}\n`);
@@ -150,18 +175,25 @@ export const command_sessions: Command = async (context) => {
       }
       return EXIT.OK;
     }
+    case 'repair':
+      return repair(context, await find('repair'));
     default: {
-      const id = needs_id('resume');
+      // without an id: the newest session of the folder, as `lich -c` does
+      const id = rest[0] ?? (await newest_session(session_dir))?.path;
+      if (id === undefined) {
+        throw new UsageError(`no session to resume in ${session_dir}`, 'sessions');
+      }
       if (report_no_provider(context, loaded.config, model_given(context, values)))
         return EXIT.USAGE;
-      const agent = await make_agent(context, loaded.config);
+      const output = output_settings('sessions', values);
+      const agent = await make_agent(context, loaded.config, output);
       const opened = await open_chat_session(context, agent, {
         resume: id,
         no_session: false,
         command: 'sessions',
       });
       try {
-        const task = rest.slice(1).join(' ').trim();
+        const task = (rest[0] === undefined ? [] : rest.slice(1)).join(' ').trim();
         if (task === '') {
           return await chat_loop(context, {
             agent,
@@ -169,6 +201,7 @@ export const command_sessions: Command = async (context) => {
             history: opened.history,
             show_reasoning: values['show-reasoning'] === true,
             approval_flags: values,
+            output,
           });
         }
         const outcome = await execute_task(context, {
@@ -176,7 +209,7 @@ export const command_sessions: Command = async (context) => {
           input: task,
           history: opened.history,
           session: opened.session,
-          json: values.json === true,
+          output,
           show_reasoning: values['show-reasoning'] === true,
           approval: await cli_approval(context, values, loaded.config, 'sessions'),
         });
