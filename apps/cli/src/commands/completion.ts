@@ -19,6 +19,7 @@ const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   mcp: ['list', 'add', 'enable', 'disable', 'remove'],
   config: ['get', 'set', 'unset'],
   sandbox: ['check'],
+  db: ['migrate'],
   gateway: ['telegram', 'discord', 'twitch', 'webhook', 'pair'],
   completion: SHELLS,
   help: COMMANDS,
