@@ -42,7 +42,7 @@ describe('lich completion', () => {
     const zsh = await run(['completion', 'zsh']);
     expect(zsh.code).toBe(0);
     expect(zsh.stdout).toMatch(/^#compdef lich/);
-    expect(zsh.stdout).toContain('compadd -- run chat serve sessions');
+    expect(zsh.stdout).toMatch(/compadd -- run chat .*sessions/);
     const fish = await run(['completion', 'fish']);
     expect(fish.code).toBe(0);
     expect(fish.stdout).toContain("complete -c lich -n '__fish_seen_subcommand_from sessions'");
