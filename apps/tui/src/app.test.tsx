@@ -112,6 +112,18 @@ describe('App frames', () => {
     expect(vt.cleared()).toBe(false);
   });
 
+  it('on leaving takes the prompt and the status line away and keeps the transcript', async () => {
+    const { until, emit, store, vt } = await mount();
+    emit('turn.started', { ...T, input: 'explain', kind: 'prompt' });
+    emit('message.delta', { ...T, text: 'An answer to keep.' });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('An answer to keep.') && text.includes('ask anything'));
+    store.dispatch({ type: 'leave' });
+    await until((text) => !text.includes('ask anything') && !text.includes('fake-model'));
+    expect(vt.text()).toContain('An answer to keep.');
+    expect(vt.cleared()).toBe(false);
+  });
+
   it('keeps a tall live region shorter than the screen, the top cut with a note', async () => {
     const { until, emit, vt } = await mount({ rows: 10 });
     emit('turn.started', { ...T, input: 'code', kind: 'prompt' });

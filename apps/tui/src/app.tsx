@@ -6,12 +6,20 @@
  */
 import type { PermissionOption } from '@lich/agent';
 import { Box, Static, Text, useStdout } from 'ink';
-import { memo, useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import { block_lines, gap_before } from './block_lines.js';
 import type { TuiController } from './controller.js';
 import { after_submit, type EditorState, editor_key, initial_editor } from './editor.js';
 import type { Key } from './keys.js';
-import { live_lines } from './live_lines.js';
+import { live_lines, live_ticks } from './live_lines.js';
 import type { Palette } from './palette.js';
 import {
   completion_lines,
@@ -42,6 +50,21 @@ export interface AppProps {
 const CTRL_C_WINDOW_MS = 2000;
 /** The spinner's redraw interval while a run is in flight. */
 const TICK_MS = 100;
+
+/**
+ * Lines as one `<Text>` each: ink wraps and caches each text by its content, so a frame in which
+ * only the last line changed (an answer growing, a key typed) redoes only that line.
+ */
+const Lines = memo(function Lines(props: { lines: readonly string[] }) {
+  return (
+    <>
+      {props.lines.map((line, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a line is its position in the region
+        <Text key={index}>{line === '' ? ' ' : line}</Text>
+      ))}
+    </>
+  );
+});
 
 const BlockView = memo(function BlockView(props: {
   block: Block;
@@ -79,11 +102,14 @@ export function App(props: AppProps) {
   const [tick, set_tick] = useState(now());
 
   const busy = state.turn !== null || state.queued.length > 0;
+  // a spinner or a clock on screen needs redrawing as time passes; streamed text does not
+  const ticking = live_ticks(state);
   useEffect(() => {
-    if (!busy) return;
+    if (!ticking) return;
+    set_tick(now());
     const timer = setInterval(() => set_tick(now()), TICK_MS);
     return () => clearInterval(timer);
-  }, [busy, now]);
+  }, [ticking, now]);
 
   const update_editor = useCallback((next: EditorState) => {
     editor_ref.current = next;
@@ -201,14 +227,15 @@ export function App(props: AppProps) {
     ),
   );
   // The live region takes what is left, less a margin: ink must never draw a frame as tall as the
-  // terminal (it would then clear the screen and its scrollback at every frame).
-  const live = live_lines({
-    state,
-    palette,
-    width,
-    max_lines: rows - bottom.length - 4,
-    now: tick,
-  });
+  // terminal (it would then clear the screen and its scrollback at every frame). Recomputed only
+  // when what it shows changes, not at each keystroke.
+  const max_lines = rows - bottom.length - 4;
+  const { turn, permissions, steering, queued, reasoning_expanded } = state;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the parts of the state it reads
+  const live = useMemo(
+    () => live_lines({ state, palette, width, max_lines, now: tick }),
+    [turn, permissions, steering, queued, reasoning_expanded, palette, width, max_lines, tick],
+  );
 
   return (
     <>
@@ -223,10 +250,16 @@ export function App(props: AppProps) {
           />
         )}
       </Static>
-      <Box flexDirection="column" marginTop={state.blocks.length > 0 || live.length > 0 ? 1 : 0}>
-        {live.length > 0 ? <Text>{`${live.join('\n')}\n`}</Text> : null}
-        <Text>{bottom.join('\n')}</Text>
-      </Box>
+      {state.leaving ? null : (
+        <Box flexDirection="column" marginTop={state.blocks.length > 0 || live.length > 0 ? 1 : 0}>
+          {live.length > 0 ? (
+            <Box flexDirection="column" marginBottom={1}>
+              <Lines lines={live} />
+            </Box>
+          ) : null}
+          <Lines lines={bottom} />
+        </Box>
+      )}
     </>
   );
 }

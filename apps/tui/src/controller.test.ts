@@ -49,6 +49,34 @@ describe('TuiController', () => {
     expect(other.get_state().session?.session_id).toBe('session-1');
   });
 
+  it('resumes by a unique part of an id, and says when none or several match', async () => {
+    const client = new FakeClient();
+    await client.create();
+    await client.create();
+    const store = create_store({ frame_ms: 0 });
+    await new TuiController(client, store).start({ kind: 'resume', session_id: 'ion-2' });
+    expect(store.get_state().session?.session_id).toBe('session-2');
+    await expect(
+      new TuiController(client, create_store()).start({ kind: 'resume', session_id: 'nope' }),
+    ).rejects.toThrow(/no session 'nope'/);
+    await expect(
+      new TuiController(client, create_store()).start({ kind: 'resume', session_id: 'session' }),
+    ).rejects.toThrow(/2 sessions match/);
+  });
+
+  it('creates sessions in the approval mode it was given, after /clear too', async () => {
+    const client = new FakeClient();
+    const controller = new TuiController(client, create_store({ frame_ms: 0 }), {
+      approval_mode: 'yolo',
+    });
+    await controller.start({ kind: 'new' });
+    await controller.submit('/clear');
+    expect(client.calls_of('create')).toEqual([
+      [{ approval_mode: 'yolo' }],
+      [{ approval_mode: 'yolo' }],
+    ]);
+  });
+
   it('offers a picker of the sessions, and opens the one chosen or a new one', async () => {
     const client = new FakeClient();
     await client.create();

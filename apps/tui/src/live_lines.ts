@@ -25,6 +25,31 @@ export interface LiveInput {
 
 const COLLAPSED_REASONING_LINES = 3;
 
+/**
+ * The markdown of the answer's tail, kept from the last frame: the spinner's ticks and the
+ * person's keystrokes redraw the live region with the same tail, which is then not parsed again.
+ */
+let last_tail: { text: string; width: number; palette: Palette; lines: string[] } | null = null;
+
+function tail_lines(text: string, width: number, palette: Palette): string[] {
+  if (last_tail?.text === text && last_tail.width === width && last_tail.palette === palette) {
+    return last_tail.lines;
+  }
+  const lines = render_markdown(text, { width, palette });
+  last_tail = { text, width, palette, lines };
+  return lines;
+}
+
+/**
+ * Whether the live region shows a clock or a spinner (a tool running, or a turn that has shown
+ * nothing yet): only then does it need redrawing as time passes.
+ */
+export function live_ticks(state: TuiState): boolean {
+  const turn = state.turn;
+  if (turn === null) return false;
+  return turn.tools.length > 0 || (turn.text.trim() === '' && state.permissions.length === 0);
+}
+
 function spinner(now: number): string {
   return SPINNER[Math.floor(now / 80) % SPINNER.length]!;
 }
@@ -42,7 +67,7 @@ export function live_lines(input: LiveInput): string[] {
       const shown = state.reasoning_expanded ? lines : lines.slice(-COLLAPSED_REASONING_LINES);
       head.push(...shown.map((line) => palette.dim(palette.italic(`∴ ${line}`))));
     }
-    if (turn.text.trim() !== '') body.push(...render_markdown(turn.text, { width, palette }));
+    if (turn.text.trim() !== '') body.push(...tail_lines(turn.text, width, palette));
     for (const tool of turn.tools) {
       const clock = format_duration(now - tool.started_at);
       const subject = fit(tool_subject(tool.name, tool.args), width - 5 - clock.length);

@@ -99,8 +99,10 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       patchConsole: true,
       // Not `incrementalRendering`: in ink 6.8 it rewrites the frame one line too low when the
       // frame ends with a newline (as every frame on the main screen does), leaving stale rows.
-      // Host events are already batched at ~30 fps by the store; a keystroke renders at once.
-      maxFps: 120,
+      // Host events are already batched at ~30 fps by the store and the spinner ticks at 10 fps:
+      // ink's own throttle is kept to a millisecond, so a keystroke is drawn when it arrives
+      // rather than at the next slot of a frame clock.
+      maxFps: 1000,
       onRender: () => {
         if (!first) return;
         first = false;
@@ -120,6 +122,8 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   // The terminal first: whatever the backend does next, the person gets their shell back.
   try {
     store.flush();
+    // the last frame takes the prompt and the status line away; the transcript stays above
+    store.dispatch({ type: 'leave' });
     instance.unmount();
     await instance.waitUntilExit().catch(() => undefined);
   } finally {

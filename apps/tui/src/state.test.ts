@@ -561,6 +561,15 @@ describe('reduce: local actions', () => {
     expect(cleared.next_id).toBe(before.next_id);
   });
 
+  it('leaving keeps the transcript and marks the live region to be taken away', () => {
+    const e = events();
+    const before = run(opened(), [e('error', { message: 'x' })]);
+    const left = reduce(before, { type: 'leave' });
+    expect(left.leaving).toBe(true);
+    expect(left.blocks).toBe(before.blocks);
+    expect(before.leaving).toBe(false);
+  });
+
   it('keeps reasoning collapsed by default and prints it in full on expand', () => {
     const e = events();
     let state = run(opened(), [

@@ -37,6 +37,7 @@ export function initial_state(options: { reasoning_expanded?: boolean } = {}): T
     reasoning_expanded: options.reasoning_expanded ?? false,
     expandable: null,
     picker: null,
+    leaving: false,
   };
 }
 
@@ -427,6 +428,8 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
       const selected = Math.min(last, Math.max(0, state.picker.selected + action.by));
       return { ...state, picker: { ...state.picker, selected } };
     }
+    case 'leave':
+      return { ...state, leaving: true };
     case 'picker_close':
       return { ...state, picker: null };
     case 'toggle_reasoning':

@@ -104,6 +104,8 @@ export interface TuiState {
   expandable: { title: string; text: string; diff: boolean } | null;
   /** `--resume` without an id: the sessions to choose from, and the one highlighted. */
   picker: { sessions: readonly SessionInfo[]; selected: number } | null;
+  /** The person is leaving: the live region, prompt and status line are taken off the screen. */
+  leaving: boolean;
 }
 
 /** What changes the state: a host event, or something the person or the client did. */
@@ -135,4 +137,5 @@ export type TuiAction =
   | { type: 'picker_open'; sessions: readonly SessionInfo[] }
   /** Moves the highlight by `by` rows (clamped). */
   | { type: 'picker_move'; by: number }
-  | { type: 'picker_close' };
+  | { type: 'picker_close' }
+  | { type: 'leave' };

@@ -100,8 +100,8 @@ export class FakeClient implements TuiClient {
     for (const listener of this.connection_listeners) listener(state);
   }
 
-  async create(): Promise<SessionInfo> {
-    this.record('create');
+  async create(options?: { approval_mode?: string }): Promise<SessionInfo> {
+    this.record('create', ...(options === undefined ? [] : [options]));
     const info = this.make_info(`session-${++this.session_counter}`);
     this.sessions.set(info.session_id, info);
     this.histories.set(info.session_id, []);
