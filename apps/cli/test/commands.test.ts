@@ -101,8 +101,25 @@ describe('lich init and lich config', () => {
     const config = JSON.parse(
       await readFile(join(sandbox.work_dir, '.lich', 'config.json'), 'utf8'),
     );
-    expect(config.$schema).toMatch(/config\.schema\.json$/);
-    const schema = JSON.parse(await readFile(config.$schema, 'utf8'));
+    // no path of this machine in a file meant to be committed: the published schema of this version
+    const manifest = JSON.parse(
+      await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+    );
+    expect(config.$schema).toBe(
+      `https://unpkg.com/@lich/agent@${manifest.version}/config.schema.json`,
+    );
+    // with @lich/agent installed in the project, the schema is found relative to the config
+    const local = join(sandbox.work_dir, 'node_modules', '@lich', 'agent');
+    await mkdir(local, { recursive: true });
+    await writeFile(join(local, 'config.schema.json'), '{"properties":{"max_turns":{}}}');
+    expect((await run(['init', '--force'])).code).toBe(0);
+    const relative_config = JSON.parse(
+      await readFile(join(sandbox.work_dir, '.lich', 'config.json'), 'utf8'),
+    );
+    expect(relative_config.$schema).toBe('../node_modules/@lich/agent/config.schema.json');
+    const schema = JSON.parse(
+      await readFile(join(sandbox.work_dir, '.lich', relative_config.$schema), 'utf8'),
+    );
     expect(schema.properties.max_turns).toBeDefined();
     expect(await readFile(join(sandbox.work_dir, '.gitignore'), 'utf8')).toBe(
       'node_modules\n.lich/sessions/\n',

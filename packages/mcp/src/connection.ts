@@ -13,7 +13,7 @@ import { list_all_tools } from './list_tools.js';
 import type { McpListedTool } from './listed_tool.js';
 import { redact_secrets } from './redact.js';
 import { describe_error, McpSession } from './session.js';
-import { describe_start_error, LOST_CONNECTION } from './start_error.js';
+import { describe_start_error, http_status, LOST_CONNECTION } from './start_error.js';
 import { build_transport } from './transport.js';
 
 /** The longest a liveness ping may take. */
@@ -177,6 +177,7 @@ export class McpConnection {
     built.stderr?.on('data', (chunk: Buffer) => this.#stderr.push(chunk));
     const client = new Client(client_info(), { capabilities: {} });
     const session = new McpSession(client);
+    session.transport = built.transport;
     client.onerror = (error) => this.#on_transport_error(session, error);
     client.onclose = () => this.#on_closed(session);
     client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -313,6 +314,7 @@ export class McpConnection {
     // a late answer to a call that already timed out is expected, not a fault of the server
     if (error.message.startsWith('Received a response for an unknown message ID')) return;
     session.last_transport_error = this.#redact(describe_error(error));
+    session.http_status = http_status(error) ?? session.http_status;
     // over HTTP a dead server leaves calls waiting for a stream that never resumes: ask at once
     if (!is_stdio_server(this.config) && LOST_CONNECTION.test(session.last_transport_error)) {
       void this.#check_alive(session);
@@ -329,7 +331,10 @@ export class McpConnection {
   }
 
   #on_closed(session: McpSession): void {
-    const what = is_stdio_server(this.config) ? 'the process exited' : 'the connection closed';
+    const exit = session.exit;
+    const what = is_stdio_server(this.config)
+      ? `the process exited${exit === undefined ? '' : ` (${exit})`}`
+      : 'the connection closed';
     this.#mark_down(session, what);
   }
 

@@ -47,4 +47,4 @@ export { McpConnection } from './connection.js';
 export type { McpListedTool } from './listed_tool.js';
 export { create_mcp_tool, McpArgumentsSchema } from './mcp_tool.js';
 export { redact_secrets } from './redact.js';
-export { MAX_TOOL_NAME_LENGTH, safe_mcp_tool_name } from './tool_names.js';
+export { MAX_TOOL_NAME_LENGTH, safe_mcp_tool_name, safe_server_name } from './tool_names.js';

@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, ProtocolError } from '@modelcontextprotocol/client';
+import { exit_text } from './transport.js';
 
 /** How long closing waits for an HTTP server to end its session. */
 const TERMINATE_WAIT_MS = 1_000;
@@ -19,6 +20,8 @@ export class McpSession {
   junk_lines = 0;
   /** The last transport-level error the SDK reported (already redacted). */
   last_transport_error: string | undefined;
+  /** The HTTP status of the last refused request (an HTTP server), e.g. 404. */
+  http_status: { status: number; text: string } | undefined;
   #probing = false;
 
   constructor(client: Client) {
@@ -30,6 +33,14 @@ export class McpSession {
     const transport = this.client.transport;
     if (transport === undefined || !('pid' in transport)) return undefined;
     return (transport as { pid: number | null }).pid ?? undefined;
+  }
+
+  /** The transport it runs on (kept: the client forgets it once it closed). */
+  transport: unknown;
+
+  /** How a stdio server's process ended (`exit code 3`, `killed by SIGKILL`), once it has. */
+  get exit(): string | undefined {
+    return exit_text(this.transport ?? this.client.transport);
   }
 
   /** `; <transport error>; it wrote N line(s)…` for an error message, or empty. */

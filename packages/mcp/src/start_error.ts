@@ -37,6 +37,16 @@ export function describe_start_error(failure: StartFailure): string {
     }
     if (code === 'EACCES') return `${label}: permission denied running '${config.command}'`;
   } else {
+    const refused = http_status(error) ?? session.http_status;
+    if (refused !== undefined) {
+      const hint =
+        refused.status === 404 || refused.status === 405
+          ? ' (is the URL right? MCP servers usually answer at a path such as /mcp or /sse)'
+          : refused.status === 401 || refused.status === 403
+            ? ' (check the Authorization header or token it needs)'
+            : '';
+      return `${label} answered HTTP ${refused.status}${refused.text ? ` ${refused.text}` : ''} at ${config.url}${hint}`;
+    }
     const reason = describe_error(error);
     const transport_error = session.last_transport_error ?? '';
     if (LOST_CONNECTION.test(reason) || LOST_CONNECTION.test(transport_error)) {
@@ -51,8 +61,19 @@ export function describe_start_error(failure: StartFailure): string {
     session.closed ||
     (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
   ) {
-    const what = is_stdio_server(config) ? 'exited' : 'closed the connection';
+    const exit = session.exit;
+    const what = is_stdio_server(config)
+      ? `exited${exit === undefined ? '' : ` (${exit})`}`
+      : 'closed the connection';
     return with_context(`${label} ${what} before answering initialize`);
   }
   return with_context(`${label} failed to initialize: ${describe_error(error)}`);
+}
+
+/** The HTTP status an SDK error carries (`SdkHttpError`), or undefined. */
+export function http_status(error: unknown): { status: number; text: string } | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400) return undefined;
+  const text = (error as { statusText?: unknown }).statusText;
+  return { status, text: typeof text === 'string' ? text : '' };
 }

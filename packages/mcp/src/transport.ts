@@ -2,6 +2,7 @@
  * The SDK transport for one catalog entry: a child process over stdio (with only the environment
  * the config names, plus PATH and HOME), or Streamable HTTP / SSE with the configured headers.
  */
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Stream } from 'node:stream';
 import {
@@ -15,6 +16,41 @@ import {
 } from '@modelcontextprotocol/client/stdio';
 import { is_stdio_server, type McpServerConfig } from './catalog.js';
 import { expand_env, expand_env_record } from './expand_env.js';
+
+/** How a stdio server's process ended: its exit code, or the signal that killed it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * The SDK's stdio transport, remembering how the child exited (the SDK drops the exit code):
+ * `exit` is set before `onclose` runs, since a child's `exit` event precedes its `close`.
+ */
+export class ExitAwareStdioTransport extends StdioClientTransport {
+  /** How the process ended, once it has. */
+  exit: ProcessExit | undefined;
+
+  override start(): Promise<void> {
+    const started = super.start();
+    // the SDK spawns synchronously inside start(); its child is a private field
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    child?.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+    });
+    return started;
+  }
+}
+
+/** `exit code 3`, `killed by SIGKILL`, or undefined before the process ended. */
+export function exit_text(transport: unknown): string | undefined {
+  if (!(transport instanceof ExitAwareStdioTransport) || transport.exit === undefined) {
+    return undefined;
+  }
+  const { code, signal } = transport.exit;
+  if (signal !== null) return `killed by ${signal}`;
+  return code === null ? undefined : `exit code ${code}`;
+}
 
 /**
  * The largest single message accepted from a stdio server. The SDK's default (10 MB) would turn a
@@ -58,7 +94,7 @@ export function build_transport(
     const command = expand_env(config.command, source);
     const args = (config.args ?? []).map((arg) => expand_env(arg, source));
     const env = expand_env_record(config.env, source);
-    const transport = new StdioClientTransport({
+    const transport = new ExitAwareStdioTransport({
       command: command.value,
       args: args.map((arg) => arg.value),
       env: child_env(env.values, source),

@@ -83,7 +83,9 @@ describe('misbehaving servers, attached together', () => {
 
   it('shows the stderr of a server that exits at start, secrets redacted', () => {
     const failure = attachment.failed.find((entry) => entry.server === 'dies');
-    expect(failure?.error).toMatch(/MCP server 'dies' exited before answering initialize/);
+    expect(failure?.error).toMatch(
+      /MCP server 'dies' exited \(exit code 3\) before answering initialize/,
+    );
     expect(failure?.error).toContain('fatal: missing configuration');
     expect(failure?.error).toContain('[redacted]');
     expect(failure?.error).not.toContain(PASSWORD);
@@ -165,7 +167,9 @@ describe('misbehaving servers, attached together', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(crashed.ok).toBe(false);
     expect(crashed.output).toMatch(/MCP server 'fake' went down during the call to 'crash'/);
-    expect(crashed.output).toMatch(/\(the process exited\); the call was not retried/);
+    expect(crashed.output).toMatch(
+      /\(the process exited \(exit code 7\)\); the call was not retried/,
+    );
     expect(crashed.output).toMatch(/\nstderr \(last lines\):\n(.|\n)*about to crash/);
     expect(crashed.output).toMatch(/the call was not retried/);
 
@@ -211,7 +215,9 @@ describe('a server that cannot come back', () => {
       // first restart (after 200 ms): the server refuses to start
       const restart = await executor.execute('mcp_flaky_hello', {});
       expect(restart.ok).toBe(false);
-      expect(restart.output).toMatch(/MCP server 'flaky' exited before answering initialize/);
+      expect(restart.output).toMatch(
+        /MCP server 'flaky' exited \(exit code 4\) before answering initialize/,
+      );
       expect(restart.output).toContain('refusing to start again');
       expect(connection?.state).toBe('down');
       // the next wait (400 ms) is longer than this call's 300 ms: fail at once, no spawn

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CONFIG_OPTIONS, parse_command_args, string_option } from '../args.js';
 import type { Command } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
+import { version } from '../version.js';
 
 const SESSIONS_PATTERN = '.lich/sessions/';
 
@@ -15,11 +17,29 @@ function ignores_sessions(text: string): boolean {
     .some((line) => line === '.lich/sessions' || line === '.lich' || line === '.lich/*');
 }
 
-/** `$schema`: relative to the config file when the schema lives inside the work dir. */
+/** Where the schema of a Lich version is published: npm's files, as unpkg serves them. */
+export function published_schema_url(lich_version: string): string {
+  return `https://unpkg.com/@lich/agent@${lich_version}/config.schema.json`;
+}
+
+/**
+ * `$schema`, never a path of this machine (the file is meant to be committed): relative to the
+ * config file when the schema lives inside the work dir (a checkout of Lich, or `@lich/agent` in
+ * the project's node_modules), else the published schema of this version. The config loader
+ * ignores `$schema`; it is for editors.
+ */
 function schema_reference(schema_path: string, config_path: string, work_dir: string): string {
-  const inside = !relative(work_dir, schema_path).startsWith('..');
-  if (!inside) return schema_path;
-  return relative(dirname(config_path), schema_path).split(sep).join('/');
+  const local = [
+    schema_path,
+    join(work_dir, 'node_modules', '@lich', 'agent', 'config.schema.json'),
+  ];
+  for (const candidate of local) {
+    const inside = !relative(work_dir, candidate).startsWith('..');
+    if (inside && existsSync(candidate)) {
+      return relative(dirname(config_path), candidate).split(sep).join('/');
+    }
+  }
+  return published_schema_url(version());
 }
 
 /**

@@ -53,6 +53,43 @@ async function list(context: CommandContext, work_dir: string, json: boolean): P
   return EXIT.OK;
 }
 
+/**
+ * Warns about each `--header` and `--env` value that holds a secret as written (a bearer token,
+ * a key, a variable named like a credential): the project file is meant to be committed, so the
+ * warning shows the `${VAR}` form, which is read from the environment when the server starts.
+ */
+async function warn_literal_secrets(
+  context: CommandContext,
+  path: string,
+  env: Record<string, string> | undefined,
+  headers: Record<string, string> | undefined,
+): Promise<void> {
+  const { redact_config } = await import('@lich/agent');
+  const redacted = redact_config({ env: env ?? {}, headers: headers ?? {} }) as {
+    env: Record<string, unknown>;
+    headers: Record<string, unknown>;
+  };
+  const variable = (name: string) =>
+    name
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')
+      .replace(/^_|_$/g, '');
+  for (const [header, value] of Object.entries(headers ?? {})) {
+    if (value.includes('${') || redacted.headers[header] === value) continue;
+    const scheme = /^(Bearer|Basic|Token)\s+/i.exec(value)?.[0] ?? '';
+    const suggested = header.toLowerCase() === 'authorization' ? 'MCP_TOKEN' : variable(header);
+    context.warn(
+      `the header '${header}' holds a secret as written in ${path}, a file often committed. Keep it in a variable instead: --header "${header}: ${scheme}\${${suggested}}" (\${VAR} is read from the environment when the server starts)`,
+    );
+  }
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (value.includes('${') || redacted.env[name] === value) continue;
+    context.warn(
+      `--env ${name} holds a secret as written in ${path}, a file often committed. Pass it through instead: --env '${name}=\${${name}}' (\${VAR} is read from the environment when the server starts)`,
+    );
+  }
+}
+
 /** `lich mcp list|add|enable|disable|remove` against `<work_dir>/.lich/config.json`. */
 export const command_mcp: Command = async (context) => {
   const separator = context.argv.indexOf('--');
@@ -111,6 +148,7 @@ export const command_mcp: Command = async (context) => {
           }
         : { url, ...(headers ? { headers } : {}) };
     result = await mcp.add_mcp_server(work_dir, name, config);
+    if (result.ok) await warn_literal_secrets(context, result.path, env, headers);
   } else if (subcommand === 'remove') {
     result = await mcp.remove_mcp_server(work_dir, name);
   } else {
