@@ -46,6 +46,18 @@ export const CONTINUE_OPTIONS = {
   continue: { type: 'boolean', short: 'c' },
 } as const satisfies OptionTable;
 
+/** Options of `lich serve` (here, so the command grammar knows which of them take a value). */
+export const SERVE_OPTIONS = {
+  ...AGENT_OPTIONS,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
+  stdio: { type: 'boolean' },
+  'print-token': { type: 'boolean' },
+  store: { type: 'string' },
+} as const satisfies OptionTable;
+
 /** The parsed values of an option table. */
 export type ParsedValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 

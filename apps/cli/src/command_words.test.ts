@@ -9,6 +9,12 @@ describe('first_word_index', () => {
     expect(first_word_index(['--json'])).toBe(-1);
     expect(first_word_index(['--', 'init'])).toBe(-1);
   });
+
+  it('skips the value of every serve option that takes one', () => {
+    expect(first_word_index(['--port', '0', 'serve'])).toBe(2);
+    expect(first_word_index(['--host', '::1', '--allow-origin', 'http://a.test', 'serve'])).toBe(4);
+    expect(first_word_index(['--approval-mode', 'yolo', '--allow-remote', 'serve'])).toBe(3);
+  });
 });
 
 describe('looks_like_command', () => {

@@ -1,3 +1,4 @@
+import { AGENT_OPTIONS, type OptionTable, SERVE_OPTIONS } from './args.js';
 import { COMMANDS, type CommandName } from './help.js';
 
 /**
@@ -6,20 +7,22 @@ import { COMMANDS, type CommandName } from './help.js';
  */
 export const RESERVED_WORDS: readonly string[] = ['serve', 'gateway'];
 
-/** Options (of any command) that take a value, so the word after them is not a command. */
+/** The `--name` and `-x` spellings of the options of `tables` that take a value. */
+function value_spellings(tables: readonly OptionTable[]): string[] {
+  return tables.flatMap((table) =>
+    Object.entries(table)
+      .filter(([, option]) => option.type === 'string')
+      .flatMap(([name, option]) => [`--${name}`, ...(option.short ? [`-${option.short}`] : [])]),
+  );
+}
+
+/**
+ * Options (of any command) that take a value, so the word after them is not a command: those of
+ * the agent commands and `serve` from their tables (`lich --port 0 serve` is `lich serve --port
+ * 0`), and those of the commands whose tables load with them.
+ */
 const VALUE_OPTIONS = new Set([
-  '-C',
-  '--work-dir',
-  '--config',
-  '--provider',
-  '-m',
-  '--model',
-  '--base-url',
-  '--max-turns',
-  '--system-prompt',
-  '--append-system-prompt',
-  '--allowed-tools',
-  '--disallowed-tools',
+  ...value_spellings([AGENT_OPTIONS, SERVE_OPTIONS]),
   '--output-format',
   '--resume',
   '--limit',

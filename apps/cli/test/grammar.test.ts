@@ -54,4 +54,43 @@ describe('the command grammar', () => {
     const body = request_body(server, 1);
     expect(body.messages.at(-1)?.content).toBe('sessions are slow, why?');
   });
+
+  it('reads serve options given before the command as options with values', async () => {
+    // none of these values is taken for the command or a task
+    const token = await run([
+      '--port',
+      '0',
+      '--host',
+      'localhost',
+      '--allow-origin',
+      'http://app.test',
+      '--approval-mode',
+      'yolo',
+      'serve',
+      '--print-token',
+    ]);
+    expect(token.stderr).toMatch(/no lich serve is running/);
+    expect(token.code).toBe(1);
+    const refused = await run(['--port', '0', '--host', '10.0.0.1', 'serve']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--host 10\.0\.0\.1 would expose Lich to the network/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('starts lich --port 0 serve as lich serve --port 0', async () => {
+    let listening = '';
+    const result = await run_lich(['--port', '0', '--host', '127.0.0.1', 'serve'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      on_spawn: (child) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          listening += chunk.toString();
+          if (/listening on ws:\/\/127\.0\.0\.1:\d+/.test(listening)) child.kill('SIGTERM');
+        });
+      },
+    });
+    expect(listening).toMatch(/listening on ws:\/\/127\.0\.0\.1:[1-9]\d*\/rpc/);
+    expect(result.signal ?? result.code).not.toBe('SIGKILL');
+    expect(server.requests).toHaveLength(0);
+  });
 });

@@ -1,5 +1,5 @@
 import type { SessionStorage } from '@lich/session';
-import { AGENT_OPTIONS, parse_command_args, string_option } from '../args.js';
+import { parse_command_args, SERVE_OPTIONS, string_option } from '../args.js';
 import { load_cli_config } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
@@ -8,17 +8,6 @@ import { on_interrupt } from '../interrupt.js';
 import { UsageError } from '../usage_error.js';
 import { version } from '../version.js';
 import { make_agent, report_no_provider } from './run.js';
-
-const SERVE_OPTIONS = {
-  ...AGENT_OPTIONS,
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'allow-remote': { type: 'boolean' },
-  'allow-origin': { type: 'string', multiple: true },
-  stdio: { type: 'boolean' },
-  'print-token': { type: 'boolean' },
-  store: { type: 'string' },
-} as const;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
