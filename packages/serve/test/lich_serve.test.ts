@@ -3,7 +3,7 @@
  * server: over stdio (a parent process owns it) and over WebSocket (token file, --print-token).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FakeServer, make_temp_dir, start_openai_server, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,85 @@ function until_turn_completed(client: LichClient, count = 1): Promise<EventParam
   });
 }
 
+/**
+ * A tool call that needs permission, answered by the client through `permission.respond`: the
+ * first is rejected (nothing written), the second allowed (written). Both decisions are in the
+ * session file.
+ */
+async function permission_round_trip(client: LichClient): Promise<void> {
+  model.enqueue(
+    { tool_calls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'no' } }] },
+    { text: 'Not written.' },
+    { tool_calls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'yes' } }] },
+    { text: 'Written.', chunk_chars: 2, chunk_delay_ms: 1 },
+  );
+  const session = await client.request('session.new', { title: 'permissions' });
+  const { session_id } = session;
+  const answers: ('reject_once' | 'allow_once')[] = ['reject_once', 'allow_once'];
+  const responded: Promise<{ accepted: boolean }>[] = [];
+  const requests: { request_id: string; tool: string; options: readonly string[] }[] = [];
+  client.on_event((event) => {
+    if (event.session_id !== session_id || event.type !== 'permission.request') return;
+    const payload = event.payload;
+    requests.push(payload);
+    responded.push(
+      client.request('permission.respond', {
+        request_id: payload.request_id,
+        option: answers.shift() ?? 'reject_once',
+      }),
+    );
+  });
+  await client.subscribe(session_id, { can_approve: true });
+
+  const rejected = until_turn_completed(client);
+  await client.prompt(session_id, 'write no');
+  const first = (await rejected).filter((event) => event.session_id === session_id);
+  expect(first.find((event) => event.type === 'permission.resolved')?.payload).toMatchObject({
+    option: 'reject_once',
+  });
+  expect(first.find((event) => event.type === 'tool.end')?.payload).toMatchObject({
+    name: 'write_file',
+    ok: false,
+  });
+  await expect(stat(join(work_dir, 'out.txt'))).rejects.toThrow();
+
+  const allowed = until_turn_completed(client);
+  await client.prompt(session_id, 'write yes');
+  const second = (await allowed).filter((event) => event.session_id === session_id);
+  const types = second.map((event) => event.type);
+  expect(types.indexOf('permission.request')).toBeLessThan(types.indexOf('permission.resolved'));
+  expect(types.indexOf('permission.resolved')).toBeLessThan(types.indexOf('tool.end'));
+  expect(second.find((event) => event.type === 'tool.end')?.payload).toMatchObject({
+    name: 'write_file',
+    ok: true,
+  });
+  expect(
+    second
+      .filter((event) => event.type === 'message.delta')
+      .map((event) => (event.payload as { text: string }).text)
+      .join(''),
+  ).toBe('Written.');
+  expect(await readFile(join(work_dir, 'out.txt'), 'utf8')).toBe('yes');
+  expect((await Promise.all(responded)).map((answer) => answer.accepted)).toEqual([true, true]);
+  expect(requests.map((request) => [request.tool, request.options])).toEqual([
+    ['write_file', ['allow_once', 'allow_always', 'reject_once', 'reject_always']],
+    ['write_file', ['allow_once', 'allow_always', 'reject_once', 'reject_always']],
+  ]);
+  // the decisions are recorded in the session file
+  const records = (await readFile(session.path ?? '', 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { type: string; decision?: string; source?: string });
+  expect(
+    records
+      .filter((record) => record.type === 'permission')
+      .map((record) => [record.decision, record.source]),
+  ).toEqual([
+    ['deny', 'approver'],
+    ['allow', 'approver'],
+  ]);
+}
+
 describe('lich serve --stdio', () => {
   it('speaks nothing but protocol on stdout, streams a prompt with a tool call, and exits when stdin ends', async () => {
     model.enqueue(
@@ -139,6 +218,22 @@ describe('lich serve --stdio', () => {
     child.stdin!.end();
     expect(await exited(child)).toBe(0);
     expect(stderr).not.toMatch(/error/i);
+  });
+
+  it('asks the client before a write: permission.respond rejects, then allows, and the file follows', async () => {
+    const client = await LichClient.connect({
+      transport: stdio_transport({
+        command: process.execPath,
+        args: [LICH_BIN, 'serve', '--stdio'],
+        cwd: work_dir,
+        env,
+        stderr: 'ignore',
+        on_spawn: (child) => children.push(child),
+      }),
+      reconnect: false,
+    });
+    clients.push(client);
+    await permission_round_trip(client);
   });
 
   it('a restarted server answers with a new epoch and truncated; the session is still there', async () => {
@@ -240,6 +335,17 @@ describe('lich serve (WebSocket)', () => {
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
     await expect(stat(path)).rejects.toThrow();
+  });
+
+  it('asks a real ws client before a write: permission.respond rejects, then allows', async () => {
+    const { url } = await start_server();
+    const file = await read_token_file(join(temp.path, 'run', 'lich', 'serve.json'));
+    const client = await LichClient.connect({
+      transport: ws_transport({ url, token: file?.token ?? '' }),
+      reconnect: false,
+    });
+    clients.push(client);
+    await permission_round_trip(client);
   });
 
   it('refuses --host 0.0.0.0 without --allow-remote, and --print-token with no server running', async () => {
