@@ -11,6 +11,7 @@ const ALL = [
   'sessions',
   'cli',
   'turn',
+  'host',
   'serve',
   'gateway',
   'terminal',
