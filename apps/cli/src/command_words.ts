@@ -1,4 +1,4 @@
-import { AGENT_OPTIONS, type OptionTable, SERVE_OPTIONS } from './args.js';
+import { AGENT_OPTIONS, type OptionTable, OUTPUT_OPTIONS, SERVE_OPTIONS } from './args.js';
 import { COMMANDS, type CommandName } from './help.js';
 
 /**
@@ -22,7 +22,7 @@ function value_spellings(tables: readonly OptionTable[]): string[] {
  * 0`), and those of the commands whose tables load with them.
  */
 const VALUE_OPTIONS = new Set([
-  ...value_spellings([AGENT_OPTIONS, SERVE_OPTIONS]),
+  ...value_spellings([AGENT_OPTIONS, OUTPUT_OPTIONS, SERVE_OPTIONS]),
   '--output-format',
   '--resume',
   '--limit',
