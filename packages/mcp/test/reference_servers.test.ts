@@ -280,9 +280,11 @@ describe('server-everything over HTTP', () => {
         duration: 10,
         steps: 5,
       });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // at once: well before the 10 s the operation would take
+      expect(Date.now() - started).toBeLessThan(9_000);
       expect(result.output).toMatch(/MCP server 'site' went down during the call/);
-      expect(result.output).toMatch(/ECONNREFUSED|stopped answering/);
+      // the kill lands either mid-response (the socket closes) or between requests (refused)
+      expect(result.output).toMatch(/ECONNREFUSED|stopped answering|other side closed/);
       // still gone: the restart fails with a clear error
       const gone = await executor.execute('mcp_site_echo', { message: 'hello?' });
       expect(gone.output).toMatch(
