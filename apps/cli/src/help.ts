@@ -34,9 +34,11 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --append-system-prompt <text>   add text to the end of the system prompt
   --allowed-tools <names>         only these tools (comma-separated; * matches any run)
   --disallowed-tools <names>      never these tools (same patterns; wins over allowed)
-  -q, --quiet           no progress on stderr (warnings and errors still)
-  -v, --verbose         each model call's provider, time and tokens, and every retry
   -h, --help            show this help`;
+
+/** `-q` and `-v`, of the commands that print a run's progress (`lich "task"`, `chat`). */
+const LOG_FLAGS = `  -q, --quiet           no progress on stderr (warnings and errors still)
+  -v, --verbose         each model call's provider, time and tokens, and every retry`;
 
 /** The options of a one-shot run (`lich "task"`, `lich run`). */
 const RUN_FLAGS = `  -p, --print           run the task and print the answer (the one-shot; never interactive)
@@ -72,6 +74,7 @@ Commands:
 
 Options:
 ${RUN_FLAGS}
+${LOG_FLAGS}
 ${AGENT_FLAGS}
   -V, --version         print the version
 
@@ -90,6 +93,7 @@ task as context (clamped when larger than the context window allows).
 
 Options:
 ${RUN_FLAGS}
+${LOG_FLAGS}
 ${AGENT_FLAGS}
 
 --json prints one document: answer, stopped_reason, error, turns_used, usage, provider, model,
@@ -112,6 +116,7 @@ the chat). Works over a pipe.
 Options:
   --resume <id>         continue a recorded session (its short id, full id, path, or a prefix)
   -c, --continue        continue the newest session of the work dir
+${LOG_FLAGS}
 ${AGENT_FLAGS}`;
 
 const TUI = `Usage: lich tui [options]

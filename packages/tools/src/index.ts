@@ -46,6 +46,7 @@ export type {
   AfterToolCallHook,
   BeforeToolCallHook,
   EventHook,
+  JsonSchemaTool,
   Plugin,
   PluginApi,
   PluginCommand,

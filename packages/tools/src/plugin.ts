@@ -1,4 +1,13 @@
-import type { AgentEvent, AgentListener, Tool, ToolResult, ToolRunContext } from '@lich/core';
+import type {
+  AgentEvent,
+  AgentListener,
+  JsonSchema,
+  Tool,
+  ToolOutput,
+  ToolResult,
+  ToolRunContext,
+} from '@lich/core';
+import { z } from 'zod';
 import type { BeforeToolCallResult, HookReturn, ToolHooks } from './executor.js';
 import { TOOL_NAME_PATTERN, type ToolRegistry, ToolRegistryError } from './registry.js';
 
@@ -58,6 +67,65 @@ export interface PluginCommand {
 export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
 /**
+ * A plugin tool described with plain JSON Schema instead of zod: `parameters` is an object schema
+ * (`{ type: 'object', properties, required }`), shown to the model as written, and the model's
+ * arguments are checked against it (through zod's `fromJSONSchema`) before `execute` sees them.
+ */
+export interface JsonSchemaTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  timeout_ms?: number;
+  execute(args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutput>;
+}
+
+/** Whether `value` is a zod schema (it can `safeParse`), not a plain JSON Schema object. */
+function is_zod_schema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+  );
+}
+
+/**
+ * A plugin's tool as the registry takes it: a zod tool as it is; a `JsonSchemaTool` with a zod
+ * validator made from its schema and the schema kept as what the model is shown. Throws a
+ * `PluginError` for a schema that is not an object schema zod can read.
+ */
+function as_registry_tool(plugin: string, tool: Tool<unknown> | JsonSchemaTool): Tool<unknown> {
+  if (is_zod_schema(tool.parameters)) return tool as Tool<unknown>;
+  const schema = tool.parameters as unknown;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new PluginError(
+      plugin,
+      `tool '${tool.name}': parameters must be a zod schema or a JSON Schema object`,
+    );
+  }
+  const type = (schema as { type?: unknown }).type;
+  if (type !== undefined && type !== 'object') {
+    throw new PluginError(
+      plugin,
+      `tool '${tool.name}': a JSON Schema for parameters must have type "object", got ${JSON.stringify(type)}`,
+    );
+  }
+  let parameters: z.ZodType;
+  try {
+    parameters = z.fromJSONSchema({ type: 'object', ...(schema as object) } as never);
+  } catch (error) {
+    throw new PluginError(
+      plugin,
+      `tool '${tool.name}': its JSON Schema could not be read: ${message_of(error)}`,
+    );
+  }
+  return {
+    ...(tool as Tool<unknown>),
+    parameters,
+    json_schema: { type: 'object', ...(schema as JsonSchema) },
+  };
+}
+
+/**
  * What a plugin may do while it registers.
  *
  * Contract: valid only until the plugin's `register` settles; a call after that throws a
@@ -66,8 +134,12 @@ export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 export interface PluginApi {
   /** The name of the plugin being registered. */
   readonly plugin_name: string;
-  /** Adds a tool the model can call. Throws a `PluginError` for a bad or taken name. */
+  /**
+   * Adds a tool the model can call: with zod `parameters` (a `Tool`), or plain JSON Schema ones (a
+   * `JsonSchemaTool`). Throws a `PluginError` for a bad or taken name, or a schema it cannot read.
+   */
   register_tool<Args>(tool: Tool<Args>): void;
+  register_tool(tool: JsonSchemaTool): void;
   /** Adds a hook run before every tool call, after the hooks of plugins loaded earlier. */
   before_tool_call(hook: BeforeToolCallHook): void;
   /** Adds a hook run after every tool call. */
@@ -185,7 +257,7 @@ export class PluginHost {
     const commands_taken = new Set(this.#commands.map((entry) => entry.value.name));
     const api: PluginApi = {
       plugin_name: name,
-      register_tool: (tool) => {
+      register_tool: (tool: Tool<unknown> | JsonSchemaTool) => {
         check_open('register_tool');
         const tool_name = tool?.name;
         if (typeof tool_name !== 'string' || !TOOL_NAME_PATTERN.test(tool_name)) {
@@ -194,8 +266,9 @@ export class PluginHost {
         if (taken.has(tool_name)) {
           throw new PluginError(name, `a plugin tool named '${tool_name}' is already registered`);
         }
+        const registry_tool = as_registry_tool(name, tool as Tool<unknown> | JsonSchemaTool);
         taken.add(tool_name);
-        staged.tools.push(tool as unknown as Tool<unknown>);
+        staged.tools.push(registry_tool);
       },
       before_tool_call: (hook) => {
         check_open('before_tool_call');
