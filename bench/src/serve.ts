@@ -7,7 +7,11 @@
  * adds (JSON encoding, the socket, parsing, the client). Reported: p50 and p99 of that over every
  * event, and the server's peak RSS. Targets: p99 ≤ 2 ms, RSS ≤ 200 MB.
  *
- * Run: `pnpm bench:serve` (BENCH_CLIENTS, BENCH_COALESCE_MS to vary).
+ * The bare `ws` floor is measured twice: on its own before the load, and beside it (its own server
+ * process and clients in this one), so what the machine's load adds to any message can be told
+ * from what Lich adds.
+ *
+ * Run: `pnpm bench:serve` (BENCH_CLIENTS, BENCH_COALESCE_MS, BENCH_CHUNK_DELAY_MS to vary).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,6 +20,11 @@ import { type EventParams, LichClient, ws_transport } from '@lich/serve/client';
 import type { BenchRow } from './types.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
+/**
+ * The fake model's pause between two 4-character pieces (one token): 1 ms by default, 1,000
+ * tokens a second per client, 50,000 a second in all, which saturates two cores on its own.
+ */
+const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 1);
 
 function start(
   script: string,
@@ -38,32 +47,58 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[index] as number;
 }
 
-/** The same percentiles for a bare `ws` server in another process (see `serve_floor.ts`). */
-async function floor(): Promise<{ p50: number; p99: number; count: number }> {
-  const server = await start('serve_floor.js', {});
+/**
+ * `CLIENTS` bare `ws` clients of a bare `ws` server in another process (see `serve_floor.ts`),
+ * each latency handed to `on_latency`. No Lich at all: what one WebSocket message between two
+ * processes costs on this machine, under whatever load there is at the time.
+ */
+async function floor_clients(
+  url: string,
+  on_latency: (ms: number) => void,
+  until_seq?: number,
+): Promise<{ done: Promise<void>; close(): void }> {
   const { WebSocket } = await import('ws');
-  const latencies: number[] = [];
-  const messages = Number(process.env.BENCH_FLOOR_MESSAGES ?? 300);
-  try {
-    await Promise.all(
-      Array.from(
-        { length: CLIENTS },
-        () =>
-          new Promise<void>((resolve, reject) => {
-            const socket = new WebSocket(server.hello.url ?? '', { perMessageDeflate: false });
-            socket.on('error', reject);
-            socket.on('message', (data) => {
-              const now = process.hrtime.bigint();
-              const message = JSON.parse(data.toString()) as { seq: number; sent_ns: string };
-              latencies.push(Number(now - BigInt(message.sent_ns)) / 1e6);
-              if (message.seq === messages) {
-                socket.close();
-                resolve();
-              }
-            });
-          }),
-      ),
+  const sockets: import('ws').WebSocket[] = [];
+  const finished: Promise<void>[] = [];
+  for (let index = 0; index < CLIENTS; index += 1) {
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    sockets.push(socket);
+    finished.push(
+      new Promise<void>((resolve, reject) => {
+        socket.on('error', reject);
+        socket.on('message', (data) => {
+          const now = process.hrtime.bigint();
+          const message = JSON.parse(data.toString()) as { seq: number; sent_ns: string };
+          on_latency(Number(now - BigInt(message.sent_ns)) / 1e6);
+          if (message.seq === until_seq) resolve();
+        });
+      }),
     );
+  }
+  await Promise.all(
+    sockets.map((socket) => new Promise((resolve) => socket.once('open', resolve))),
+  );
+  return {
+    done: Promise.all(finished).then(() => undefined),
+    close: () => {
+      for (const socket of sockets) socket.close();
+    },
+  };
+}
+
+/** The floor on a quiet machine, before the load: 300 messages to each client, 20 ms apart. */
+async function floor(): Promise<{ p50: number; p99: number; count: number }> {
+  const messages = Number(process.env.BENCH_FLOOR_MESSAGES ?? 300);
+  const server = await start('serve_floor.js', { BENCH_FLOOR_MESSAGES: String(messages) });
+  const latencies: number[] = [];
+  try {
+    const clients = await floor_clients(
+      server.hello.url ?? '',
+      (ms) => latencies.push(ms),
+      messages,
+    );
+    await clients.done;
+    clients.close();
   } finally {
     server.child.disconnect();
   }
@@ -77,7 +112,17 @@ async function floor(): Promise<{ p50: number; p99: number; count: number }> {
 
 export async function run(): Promise<BenchRow[]> {
   const bare = await floor();
-  const provider = await start('serve_provider.js', { BENCH_CLIENTS: String(CLIENTS) });
+  const provider = await start('serve_provider.js', {
+    BENCH_CLIENTS: String(CLIENTS),
+    BENCH_CHUNK_DELAY_MS: String(CHUNK_DELAY_MS),
+  });
+  // the same bare floor again, running beside the load: what the machine adds to any message now
+  const loaded_floor = await start('serve_floor.js', { BENCH_FLOOR_MESSAGES: '1000000' });
+  const floor_during: number[] = [];
+  let measuring = false;
+  const floor_peers = await floor_clients(loaded_floor.hello.url ?? '', (ms) => {
+    if (measuring) floor_during.push(ms);
+  });
   const server = await start('serve_host.js', {
     BENCH_BASE_URL: provider.hello.base_url ?? '',
   });
@@ -111,10 +156,12 @@ export async function run(): Promise<BenchRow[]> {
     const loop_delay = monitorEventLoopDelay({ resolution: 1 });
     loop_delay.enable();
     const started = performance.now();
+    measuring = true;
     await Promise.all(
       clients.map((client, index) => client.prompt([...received.keys()][index] ?? '', 'go')),
     );
     await Promise.all(done);
+    measuring = false;
     const wall_ms = performance.now() - started;
     loop_delay.disable();
     const report = await new Promise<{
@@ -147,8 +194,11 @@ export async function run(): Promise<BenchRow[]> {
     server_side.sort((a, b) => a - b);
     const p50 = percentile(added, 50);
     const p99 = percentile(added, 99);
+    floor_during.sort((a, b) => a - b);
+    const floor_p99 = percentile(floor_during, 99);
     const rss_mb = report.peak_rss_kb / 1024;
-    const label = `${CLIENTS} clients × 2,000 tokens (${added.length} events, ${missing} missing, ${(wall_ms / 1000).toFixed(1)} s)`;
+    const rate = Math.round(1000 / CHUNK_DELAY_MS);
+    const label = `${CLIENTS} clients × 2,000 tokens at ≤${rate} tokens/s each (${added.length} events, ${missing} missing, ${(wall_ms / 1000).toFixed(1)} s)`;
     const load = (await import('node:os')).loadavg()[0]?.toFixed(1) ?? '?';
     return [
       {
@@ -156,6 +206,14 @@ export async function run(): Promise<BenchRow[]> {
         metric: `bare ws floor p50 / p99 (${bare.count} messages, load ${load})`,
         lich: bare.p50,
         baseline: bare.p99,
+        baseline_name: 'p99',
+        unit: 'ms',
+      },
+      {
+        bench: 'serve',
+        metric: `bare ws floor during the run p50 / p99 (${floor_during.length} messages)`,
+        lich: percentile(floor_during, 50),
+        baseline: floor_p99,
         baseline_name: 'p99',
         unit: 'ms',
       },
@@ -186,6 +244,12 @@ export async function run(): Promise<BenchRow[]> {
       },
       {
         bench: 'serve',
+        metric: 'added latency p99 above the bare ws floor during the run',
+        lich: p99 - floor_p99,
+        unit: 'ms',
+      },
+      {
+        bench: 'serve',
         metric: 'server peak RSS',
         lich: rss_mb,
         unit: 'MB',
@@ -194,6 +258,8 @@ export async function run(): Promise<BenchRow[]> {
       },
     ];
   } finally {
+    floor_peers.close();
+    loaded_floor.child.disconnect();
     for (const client of clients) await client.close();
     server.child.disconnect();
     provider.child.disconnect();

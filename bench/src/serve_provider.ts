@@ -7,11 +7,16 @@
 import { start_openai_server } from '@lich/testkit';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
+const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 1);
 const WORDS = 'lich streams every token to every client in order and never drops one ';
 
 const text = WORDS.repeat(Math.ceil(8000 / WORDS.length)).slice(0, 8000);
 const server = await start_openai_server({
-  script: Array.from({ length: CLIENTS }, () => ({ text, chunk_chars: 4, chunk_delay_ms: 1 })),
+  script: Array.from({ length: CLIENTS }, () => ({
+    text,
+    chunk_chars: 4,
+    chunk_delay_ms: CHUNK_DELAY_MS,
+  })),
 });
 process.send?.({ base_url: server.base_url });
 process.on('disconnect', () => {

@@ -1,3 +1,4 @@
+import { host_event_json } from './host_event_json.js';
 import type { HostEvent } from './session_host_types.js';
 
 /** The default bounds of a session's ring: 512 events, 4 MiB. */
@@ -54,7 +55,7 @@ export class EventRing {
   push(event: HostEvent): void {
     let size: number;
     try {
-      size = JSON.stringify(event).length;
+      size = host_event_json(event).length;
     } catch {
       size = 1024;
     }
@@ -66,8 +67,9 @@ export class EventRing {
       this.#bytes -= this.#sizes[this.#head] as number;
       this.#head += 1;
     }
-    // compact now and then, so dropped events do not pile up behind the head
-    if (this.#head > 1024 && this.#head * 2 > this.#events.length) {
+    // compact now and then, so dropped events do not pile up behind the head: at most as many
+    // again as the ring holds
+    if (this.#head >= Math.min(this.max_events, 1024) && this.#head * 2 > this.#events.length) {
       this.#events = this.#events.slice(this.#head);
       this.#sizes = this.#sizes.slice(this.#head);
       this.#head = 0;

@@ -76,6 +76,7 @@ export {
   probe_ollama,
 } from './env_providers.js';
 export { DEFAULT_RING_BYTES, DEFAULT_RING_EVENTS, EventRing } from './event_ring.js';
+export { host_event_json } from './host_event_json.js';
 export { type JsoncScan, MAX_JSON_DEPTH, scan_jsonc } from './jsonc.js';
 export { type LoadedPlugins, load_plugins, type PluginTarget } from './load_plugins.js';
 export { chain_for_model, model_label } from './model_chain.js';

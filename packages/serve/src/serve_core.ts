@@ -1,4 +1,4 @@
-import type { HostEvent, SessionHost } from '@lich/agent';
+import { type HostEvent, host_event_json, type SessionHost } from '@lich/agent';
 import type { AuthGate } from './auth_gate.js';
 import type { ServerLimits } from './protocol_methods.js';
 import type { EventParams } from './protocol_types.js';
@@ -58,7 +58,6 @@ export class ServeCore {
   readonly log: (line: string) => void;
   readonly connections = new Set<ServerConnection>();
   readonly #locks = new Map<string, Promise<unknown>>();
-  readonly #encoded = new WeakMap<HostEvent, string>();
 
   constructor(options: ServeCoreOptions) {
     this.host = options.host;
@@ -80,18 +79,14 @@ export class ServeCore {
   }
 
   /**
-   * The `event` notification of a host event, as one line. Encoded once per event, however
-   * many connections it goes to (the host hands every listener the same object).
+   * The `event` notification of a host event, as one line: the host's JSON of the event
+   * (`host_event_json`, made once per event however many connections it goes to) in the
+   * notification's frame.
    */
   encode_event(event: HostEvent): string {
-    let line = this.#encoded.get(event);
-    if (line === undefined) {
-      // the host's event types must fit the protocol's: checked here at compile time
-      const params: EventParams = event;
-      line = JSON.stringify({ jsonrpc: '2.0', method: 'event', params });
-      this.#encoded.set(event, line);
-    }
-    return line;
+    // the host's event types must fit the protocol's: checked here at compile time
+    const params: EventParams = event;
+    return `{"jsonrpc":"2.0","method":"event","params":${host_event_json(params as HostEvent)}}`;
   }
 
   /** Runs `task` after every earlier task of the same session has settled. */
