@@ -1,8 +1,9 @@
+import { closeSync, readSync } from 'node:fs';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { output_budget } from './output_budget.js';
 import { define_builtin } from './registry.js';
-import { open_in_work_dir } from './safe_fs.js';
+import { open_descriptor_in_work_dir } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
 
 /** Lines `read_file` returns when the model gives no `limit`. */
@@ -53,19 +54,16 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
     const first = args.offset ?? 1;
     const limit = args.limit ?? READ_FILE_DEFAULT_LIMIT;
     const budget = output_budget(context);
-    const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
+    // Synchronous reads: each chunk is bounded, and a read through the thread pool costs more
+    // than the read itself for the files a model asks for.
+    const { fd, size } = await open_descriptor_in_work_dir(context.work_dir, args.path);
     try {
       // No bigger than the file (plus room to see that it grew): a megabyte of external memory
       // per call of a small file makes V8 run full collections turn after turn.
       const buffer = Buffer.allocUnsafe(
         Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096),
       );
-      const { bytesRead: sample_size } = await handle.read(
-        buffer,
-        0,
-        Math.min(BINARY_SAMPLE_BYTES, buffer.length),
-        0,
-      );
+      const sample_size = readSync(fd, buffer, 0, Math.min(BINARY_SAMPLE_BYTES, buffer.length), 0);
       if (looks_binary(buffer.subarray(0, sample_size))) {
         return {
           ok: false,
@@ -95,12 +93,12 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
 
       reading: while (true) {
         context.signal.throwIfAborted();
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-        if (bytesRead === 0) break;
-        position += bytesRead;
-        const chunk = buffer.subarray(0, bytesRead);
+        const bytes_read = readSync(fd, buffer, 0, buffer.length, position);
+        if (bytes_read === 0) break;
+        position += bytes_read;
+        const chunk = buffer.subarray(0, bytes_read);
         let start = 0;
-        while (start < bytesRead) {
+        while (start < bytes_read) {
           if (line < first) {
             // skipping: count newlines only
             const newline = chunk.indexOf(10, start);
@@ -118,7 +116,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
             break reading;
           }
           const newline = chunk.indexOf(10, start);
-          const end = newline === -1 ? bytesRead : newline;
+          const end = newline === -1 ? bytes_read : newline;
           if (end > start) {
             line_has_bytes = true;
             if (piece_bytes < LINE_BYTES) {
@@ -175,7 +173,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
       }
       return text;
     } finally {
-      await handle.close().catch(() => {});
+      closeSync(fd);
     }
   },
 });
