@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { AgentEvent } from '@lich/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProgressView } from './progress.js';
 import { make_style } from './style.js';
 
@@ -136,9 +136,56 @@ describe('ProgressView', () => {
     });
     view.listener(end('a', 'bwrap'));
     view.listener(end('b', 'none'));
+    view.stop();
     expect(stderr.text).toBe(
       '✓ terminal 30 ms [sandboxed: bwrap]\n✓ terminal 30 ms [not sandboxed]\n',
     );
     expect(view.tool_calls.map((summary) => summary.sandbox)).toEqual(['bwrap', 'none']);
+  });
+
+  it('writes stderr lines together, within 50 ms, and before anything on stdout', () => {
+    vi.useFakeTimers();
+    try {
+      const stdout = sink(false);
+      const stderr = sink(false);
+      let writes = 0;
+      const write = stderr.write.bind(stderr);
+      stderr.write = ((...args: Parameters<typeof write>) => {
+        writes += 1;
+        return write(...args);
+      }) as typeof stderr.write;
+      const view = new ProgressView({
+        stdout,
+        stderr,
+        out: make_style(stdout, {}),
+        err: make_style(stderr, {}),
+        show_reasoning: false,
+        write_answer: true,
+      });
+      const end = (id: string): AgentEvent => ({
+        type: 'tool_call_end',
+        turn: 1,
+        call: { id, name: 'glob', arguments: '{}' },
+        result: { ok: true, output: '', duration_ms: 2 },
+        message: { role: 'tool', tool_call_id: id, content: '' },
+      });
+      for (const id of ['a', 'b', 'c']) view.listener(end(id));
+      expect(writes).toBe(0);
+      vi.advanceTimersByTime(50);
+      expect(writes).toBe(1);
+      expect(stderr.text).toBe('✓ glob 2 ms\n'.repeat(3));
+      view.listener(end('d'));
+      view.listener({
+        type: 'llm_end',
+        turn: 2,
+        message: { role: 'assistant', content: 'done' },
+        finish_reason: 'stop',
+        duration_ms: 1,
+      });
+      expect(stderr.text).toBe('✓ glob 2 ms\n'.repeat(4));
+      expect(stdout.text).toBe('done\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -29,6 +29,13 @@ export interface ProgressOptions {
   verbose?: boolean;
 }
 
+/**
+ * How long progress written to stderr may wait to be written together with what follows: a write
+ * to a terminal or a pipe is a system call that wakes the reader, and a fast run makes several
+ * per turn. Less than a person notices.
+ */
+const FLUSH_MS = 50;
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /** `3 ms`, `1.2 s`. */
@@ -53,10 +60,20 @@ function argument_hint(args: unknown): string {
  * live; through a pipe each turn's text is written when the turn ends, so text the model writes
  * before calling tools goes to stderr and stdout holds exactly the answer. stderr gets a spinner
  * while the model thinks (terminals only), one line per tool call with its outcome and time, and
- * the reasoning when asked. `listener` never throws.
+ * the reasoning when asked. `listener` never throws. What goes to stderr is written at most
+ * `FLUSH_MS` later, and always before anything goes to stdout and when the view stops.
  */
 export class ProgressView {
   readonly #options: ProgressOptions;
+  #pending = '';
+  #flush_timer: NodeJS.Timeout | undefined;
+  readonly #stderr = { write: (text: string) => this.#write_err(text) };
+  readonly #stdout = {
+    write: (text: string) => {
+      this.#flush();
+      this.#options.stdout.write(text);
+    },
+  };
   readonly #live: boolean;
   readonly #tool_args = new Map<string, unknown>();
   readonly tool_calls: ToolCallSummary[] = [];
@@ -72,6 +89,11 @@ export class ProgressView {
   constructor(options: ProgressOptions) {
     this.#options = options;
     this.#live = options.stdout.isTTY === true;
+    // a warning or note written meanwhile comes after the progress so far, on a clean line
+    set_status_clearer(() => {
+      this.#clear_spinner();
+      this.#flush();
+    });
   }
 
   /** Hears the agent's events. */
@@ -83,39 +105,53 @@ export class ProgressView {
     }
   };
 
+  #write_err(text: string): void {
+    this.#pending += text;
+    if (this.#flush_timer !== undefined) return;
+    this.#flush_timer = setTimeout(() => this.#flush(), FLUSH_MS);
+    this.#flush_timer.unref();
+  }
+
+  #flush(): void {
+    if (this.#flush_timer !== undefined) clearTimeout(this.#flush_timer);
+    this.#flush_timer = undefined;
+    if (this.#pending === '') return;
+    const text = this.#pending;
+    this.#pending = '';
+    this.#options.stderr.write(text);
+  }
+
   #start_spinner(label: string): void {
     if (this.#options.stderr.isTTY !== true || this.#options.quiet === true) return;
     this.#spinner_label = label;
     if (this.#spinner) return;
     const draw = () => {
       const frame = FRAMES[this.#frame++ % FRAMES.length] as string;
-      this.#options.stderr.write(
-        `\r${this.#options.err.cyan(frame)} ${this.#spinner_label}\u001b[K`,
-      );
+      this.#write_err(`\r${this.#options.err.cyan(frame)} ${this.#spinner_label}\u001b[K`);
     };
     draw();
     this.#spinner = setInterval(draw, 80);
     this.#spinner.unref();
-    set_status_clearer(() => this.#clear_spinner());
   }
 
   #clear_spinner(): void {
     if (!this.#spinner) return;
     clearInterval(this.#spinner);
     this.#spinner = undefined;
-    set_status_clearer(undefined);
-    this.#options.stderr.write('\r\u001b[K');
+    this.#write_err('\r\u001b[K');
   }
 
   #close_reasoning(): void {
     if (this.#reasoning_open) {
-      this.#options.stderr.write('\n');
+      this.#write_err('\n');
       this.#reasoning_open = false;
     }
   }
 
   #handle(event: AgentEvent): void {
-    const { stdout, stderr, err } = this.#options;
+    const { err } = this.#options;
+    const stdout = this.#stdout;
+    const stderr = this.#stderr;
     switch (event.type) {
       case 'llm_start':
         this.#streamed_text = false;
@@ -244,9 +280,10 @@ export class ProgressView {
     }
   }
 
-  /** Stops the spinner. Idempotent. */
+  /** Stops the spinner and writes what is pending. Idempotent. */
   stop(): void {
     this.#clear_spinner();
     this.#close_reasoning();
+    this.#flush();
   }
 }
