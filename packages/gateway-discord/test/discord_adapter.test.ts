@@ -4,8 +4,8 @@
  */
 import { GatewayBus, memory_store } from '@lich/gateway';
 import { type FakeDiscord, start_fake_discord } from '@lich/testkit/discord';
+import { type FakeBehaviour, FakeSessionHost } from '@lich/testkit/session_host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, FakeSessionHost } from '../../gateway/test/fake_session_host.js';
 import { DiscordAdapter } from '../src/discord_adapter.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

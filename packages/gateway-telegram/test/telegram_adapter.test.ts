@@ -4,8 +4,8 @@
  */
 import { GatewayBus, memory_store, PairingStore } from '@lich/gateway';
 import { make_temp_dir } from '@lich/testkit';
+import { type FakeBehaviour, FakeSessionHost } from '@lich/testkit/session_host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, FakeSessionHost } from '../../gateway/test/fake_session_host.js';
 import { TelegramAdapter } from '../src/telegram_adapter.js';
 import { type Emulator, start_emulator } from './telegram_emulator.js';
 

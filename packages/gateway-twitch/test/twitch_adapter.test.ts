@@ -3,9 +3,9 @@
  * front of a real GatewayBus over the bus's fake host.
  */
 import { GatewayBus, memory_store } from '@lich/gateway';
+import { type FakeBehaviour, FakeSessionHost } from '@lich/testkit/session_host';
 import { type FakeTwitch, start_fake_twitch } from '@lich/testkit/twitch';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeBehaviour, FakeSessionHost } from '../../gateway/test/fake_session_host.js';
 import { TwitchAdapter, type TwitchAdapterOptions } from '../src/twitch_adapter.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -5,8 +5,8 @@
 
 import { get } from 'node:http';
 import { GatewayBus, memory_store } from '@lich/gateway';
+import { FakeSessionHost } from '@lich/testkit/session_host';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeSessionHost } from '../../gateway/test/fake_session_host.js';
 import { decode_webhook_secret, signed_headers, verify_webhook } from '../src/standard_webhooks.js';
 import { WebhookAdapter, type WebhookAdapterOptions } from '../src/webhook_adapter.js';
 import {

@@ -1,6 +1,6 @@
+import { FakeSessionHost } from '@lich/testkit/session_host';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
-import { FakeSessionHost } from '../test/fake_session_host.js';
 import { make_bus, sleep } from '../test/support.js';
 import { memory_store } from './memory_store.js';
 

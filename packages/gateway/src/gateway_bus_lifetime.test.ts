@@ -1,7 +1,7 @@
 import { make_temp_dir, type TempDir } from '@lich/testkit';
+import { FakeSessionHost, gate } from '@lich/testkit/session_host';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
-import { FakeSessionHost, gate } from '../test/fake_session_host.js';
 import { make_bus, sleep } from '../test/support.js';
 import { open_jsonl_store } from './jsonl_store.js';
 import { start_gateway } from './runner.js';

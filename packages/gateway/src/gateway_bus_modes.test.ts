@@ -1,6 +1,6 @@
+import { FakeSessionHost, gate } from '@lich/testkit/session_host';
 import { describe, expect, it } from 'vitest';
 import { make_message } from '../test/fake_adapter.js';
-import { FakeSessionHost, gate } from '../test/fake_session_host.js';
 import { make_bus, sleep } from '../test/support.js';
 
 describe('GatewayBus: what a message arriving mid-run does', () => {

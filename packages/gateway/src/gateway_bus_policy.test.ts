@@ -1,7 +1,7 @@
 import { make_temp_dir, type TempDir } from '@lich/testkit';
+import { FakeSessionHost } from '@lich/testkit/session_host';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
-import { FakeSessionHost } from '../test/fake_session_host.js';
 import { make_bus } from '../test/support.js';
 import { AccessPolicyError } from './access_policy.js';
 import { GatewayBus } from './gateway_bus.js';

@@ -1,8 +1,9 @@
 /** Builds a bus over the fake host and adapter for the bus's tests. */
+
+import { FakeSessionHost } from '@lich/testkit/session_host';
 import { GatewayBus, type GatewayBusOptions } from '../src/gateway_bus.js';
 import { memory_store } from '../src/memory_store.js';
 import { FakeAdapter } from './fake_adapter.js';
-import { FakeSessionHost } from './fake_session_host.js';
 
 export interface TestBus {
   bus: GatewayBus;

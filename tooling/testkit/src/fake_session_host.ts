@@ -1,5 +1,6 @@
 /**
- * A `SessionHost` in memory for the bus's tests, with the real host's queueing and steering
+ * A `SessionHost` in memory for the gateway bus's and the gateway adapters' tests
+ * (`@lich/testkit/session_host`), with the real host's queueing and steering
  * semantics (FIFO prompts, one run per session, steering taken between model calls, leftover
  * steering run as a host-started prompt turn at the front of the queue, synchronous events).
  * A `disk` shared between instances stands for the session files, so a "restart" is a new fake
@@ -12,13 +13,27 @@ import type {
   HostEventType,
   PermissionOption,
   SessionHost,
+  SessionHostErrorCode,
   SessionInfo,
   Subscription,
   TurnStopReason,
   TurnTicket,
 } from '@lich/agent';
-import { SessionHostError } from '@lich/agent';
 import type { Message } from '@lich/core';
+
+/**
+ * What the real host throws, as `SessionHostError.is_instance` recognises it (by name and code),
+ * without a runtime dependency on `@lich/agent`.
+ */
+class SessionHostError extends Error {
+  override readonly name = 'SessionHostError';
+  constructor(
+    readonly code: SessionHostErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** What a fake run can do: answer, take steering between "model calls", watch its signal. */
 export interface FakeTurn {
