@@ -3,9 +3,10 @@
  * logged on node B while node A lets go of the conversation's claim was left waiting for the next
  * message (B's claim failed, A had already looked), in both the local and the shared pump.
  */
+
+import { FakeSessionHost } from '@lich/testkit/session_host';
 import { describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
-import { FakeSessionHost } from '../test/fake_session_host.js';
 import { make_bus } from '../test/support.js';
 import { memory_store } from './memory_store.js';
 import type { Claim, GatewayStore } from './storage.js';
