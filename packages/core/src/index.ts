@@ -1,13 +1,8 @@
-export type {
-  CompressionPlan,
-  CompressOptions,
-  CompressResult,
-} from './compressor.js';
+export type { CompressOptions, CompressResult } from './compressor.js';
 export {
   compress_messages,
   DEFAULT_COMPRESS_THRESHOLD,
   DEFAULT_KEEP_RECENT,
-  plan_compression,
   SUMMARY_PREFIX,
   should_compress,
 } from './compressor.js';
@@ -32,19 +27,9 @@ export { AgentEmitter } from './events.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
 export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';
-export type { AbortLatch, RaceOutcome } from './race_abort.js';
-export { abort_latch, race_abort } from './race_abort.js';
 export { seed_system_prompt } from './seed_system_prompt.js';
-export {
-  CHARS_PER_TOKEN,
-  count_message_chars,
-  estimate_definition_tokens,
-  estimate_tokens,
-  TokenCounter,
-} from './tokens.js';
+export { CHARS_PER_TOKEN, estimate_tokens, TokenCounter } from './tokens.js';
 export type { Tool, ToolOutput, ToolRegistrar, ToolRunContext } from './tool.js';
-export type { ToolCallBatch } from './tool_calls.js';
-export { run_tool_calls } from './tool_calls.js';
 export type {
   AssistantMessage,
   ChatDelta,
@@ -68,4 +53,4 @@ export type {
 } from './types.js';
 export { add_usage, empty_usage } from './usage.js';
 export type { JsonParseResult } from './util.js';
-export { safe_json_parse, safe_stringify, truncate_text } from './util.js';
+export { safe_json_parse, truncate_text } from './util.js';
