@@ -4,7 +4,6 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,18 +151,13 @@ export async function make_sandbox(server: FakeServer): Promise<Sandbox> {
 /**
  * `bin.cjs` runs the unbundled code, about twice as slow to start, when a package was rebuilt
  * after the bundle; in a tree where others rebuild packages that is often. Measure what
- * `pnpm build` ships instead: remake a stale bundle first (only for the default BIN).
+ * `pnpm build` ships instead: remake stale bundles first (only for the default BIN), by the
+ * loader's own rule (`bundle.mjs --if-stale`).
  */
 export function ensure_fresh_bundle(): void {
   if (process.env.LICH_BENCH_BIN !== undefined) return;
   const cli_dir = fileURLToPath(new URL('../../apps/cli/', import.meta.url));
-  const loader = createRequire(import.meta.url)(join(cli_dir, 'dist', 'bundle_loader.cjs')) as {
-    read_manifest(folder: string): unknown;
-    bundle_fresh(folder: string, manifest: unknown): boolean;
-  };
-  const folder = join(cli_dir, 'dist', 'bundle');
-  const manifest = loader.read_manifest(folder);
-  if (manifest !== null && loader.bundle_fresh(folder, manifest)) return;
-  process.stderr.write('the CLI bundle is stale or missing: rebuilding it\n');
-  execFileSync(process.execPath, [join(cli_dir, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(cli_dir, 'scripts', 'bundle.mjs'), '--if-stale'], {
+    stdio: 'inherit',
+  });
 }

@@ -13,7 +13,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,21 +134,12 @@ function long_answer(tokens: number): string {
   return `${text.slice(0, tokens * CHARS_PER_TOKEN - 12)}\n\nSTREAM-END.`;
 }
 
-/** Refuses to measure a stale bundle: `lich` would then run unbundled code. */
+/** Refuses to measure a stale bundle (`lich` would then run unbundled code): remakes it. */
 function ensure_fresh_bundles(): void {
   if (process.env.LICH_BENCH_BIN !== undefined) return;
-  const loader = createRequire(import.meta.url)(join(CLI_DIR, 'dist', 'bundle_loader.cjs')) as {
-    read_manifest(folder: string): unknown;
-    bundle_fresh(folder: string, manifest: unknown): boolean;
-  };
-  const fresh = ['bundle', 'tui'].every((name) => {
-    const folder = join(CLI_DIR, 'dist', name);
-    const manifest = loader.read_manifest(folder);
-    return manifest !== null && loader.bundle_fresh(folder, manifest);
+  execFileSync(process.execPath, [join(CLI_DIR, 'scripts', 'bundle.mjs'), '--if-stale'], {
+    stdio: 'inherit',
   });
-  if (fresh) return;
-  process.stderr.write('the CLI or TUI bundle is stale or missing: rebuilding them\n');
-  execFileSync(process.execPath, [join(CLI_DIR, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
 }
 
 interface Setup {

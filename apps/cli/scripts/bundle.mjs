@@ -10,15 +10,35 @@
 // SDK, loaded only by `lich acp`; and the packages the
 // one-shot path must never load (ink, react, ws, chat-platform SDKs), so that any import of them
 // stays visible as a module load.
+//
+// `--if-stale` makes them only when one is missing or stale by the loader's own rule
+// (`fresh_manifest` in `src/bundle_loader.cts`): what the test suite's global setup and the
+// benches run, so the rule is written once.
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown } from 'rolldown';
-import { LICH_IMPORT, write_manifest } from './bundle_shared.mjs';
-import { build_tui_bundle } from './tui_bundle.mjs';
 
 const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 const OUT_DIR = join(CLI_DIR, 'dist', 'bundle');
+/** Every bundle this script makes: the CLI's and the TUI's. */
+const BUNDLE_DIRS = [OUT_DIR, join(CLI_DIR, 'dist', 'tui')];
+
+if (process.argv.includes('--if-stale')) {
+  let fresh = false;
+  try {
+    const loader = createRequire(import.meta.url)(join(CLI_DIR, 'dist', 'bundle_loader.cjs'));
+    fresh = BUNDLE_DIRS.every((folder) => loader.fresh_manifest(folder) !== null);
+  } catch {
+    // no compiled loader yet: make them
+  }
+  if (fresh) process.exit(0);
+}
+
+// Loaded only when there is something to make.
+const { rolldown } = await import('rolldown');
+const { LICH_IMPORT, write_manifest } = await import('./bundle_shared.mjs');
+const { build_tui_bundle } = await import('./tui_bundle.mjs');
 
 const EXTERNAL = [
   /^node:/,

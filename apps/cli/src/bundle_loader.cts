@@ -64,6 +64,16 @@ function bundle_fresh(folder: string, manifest: bundle_loader.BundleManifest): b
   });
 }
 
+/**
+ * The manifest of the bundle in `folder` when it may be used, else null: the one rule for "is the
+ * bundle fresh". The bin, the TUI loader, `scripts/bundle.mjs --if-stale`, the test suite's global
+ * setup and the benches all ask it.
+ */
+function fresh_manifest(folder: string): bundle_loader.BundleManifest | null {
+  const manifest = read_manifest(folder);
+  return manifest !== null && bundle_fresh(folder, manifest) ? manifest : null;
+}
+
 /** The parameters every chunk is wrapped in; `__lich_import` stands for `import()` (see below). */
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __lich_import) {';
 const WRAPPER_TAIL = '\n})';
@@ -199,7 +209,7 @@ function load_bundle(
 }
 
 /** The loader's API, for `bin.cjs` and tests (`require('./bundle_loader.cjs')`). */
-const bundle_loader = { code_cache_root, read_manifest, bundle_fresh, load_bundle };
+const bundle_loader = { code_cache_root, read_manifest, bundle_fresh, fresh_manifest, load_bundle };
 
 declare namespace bundle_loader {
   /** What `scripts/bundle.mjs` writes to `dist/bundle/inputs.json`. */

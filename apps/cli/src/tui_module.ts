@@ -18,8 +18,7 @@ export interface LoadedTui {
 
 interface BundleLoader {
   code_cache_root(env: Readonly<Record<string, string | undefined>>): string | null;
-  read_manifest(folder: string): unknown;
-  bundle_fresh(folder: string, manifest: unknown): boolean;
+  fresh_manifest(folder: string): unknown;
   load_bundle(
     folder: string,
     manifest: unknown,
@@ -39,8 +38,8 @@ function from_bundle(env: Readonly<Record<string, string | undefined>>): LoadedT
   const dist = join(__dirname, '..');
   const loader = require(join(dist, 'bundle_loader.cjs')) as BundleLoader;
   const folder = join(dist, 'tui');
-  const manifest = loader.read_manifest(folder);
-  if (manifest === null || !loader.bundle_fresh(folder, manifest)) return null;
+  const manifest = loader.fresh_manifest(folder);
+  if (manifest === null) return null;
   const loaded = loader.load_bundle(folder, manifest, {
     cache_root: loader.code_cache_root(env),
   });

@@ -173,6 +173,14 @@ describe('the bundle loader', () => {
       true,
     );
     expect(loader.bundle_fresh(folder, { ...manifest, built: 0, inputs })).toBe(false);
+
+    // fresh_manifest: both at once, the rule every caller asks
+    const written = { ...manifest, built: Date.now() + 1000, inputs };
+    await writeFile(join(folder, 'inputs.json'), JSON.stringify(written));
+    expect(loader.fresh_manifest(folder)).toEqual(written);
+    await writeFile(join(folder, 'inputs.json'), JSON.stringify({ ...written, built: 0 }));
+    expect(loader.fresh_manifest(folder)).toBeNull();
+    expect(loader.fresh_manifest(join(temp.path, 'nowhere'))).toBeNull();
   });
 });
 
