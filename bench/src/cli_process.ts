@@ -14,28 +14,18 @@ export const BIN =
   process.env.LICH_BENCH_BIN ??
   fileURLToPath(new URL('../../apps/cli/dist/bin.cjs', import.meta.url));
 
-/** The bare client: the same requests as Lich, by hand, with fetch and a minimal SSE reader. */
-export const BARE_SCRIPT = `
-import { readFile } from 'node:fs/promises';
-const base = process.env.BARE_BASE_URL;
-const messages = [
-  { role: 'system', content: 'You are a bare client.' },
-  { role: 'user', content: process.argv[2] ?? 'read notes.txt' },
-];
-const tools = [{ type: 'function', function: { name: 'read_file', description: 'Reads a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } }];
-for (;;) {
-  const response = await fetch(base + '/chat/completions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'fake', messages, tools, stream: true }),
-  });
-  const decoder = new TextDecoder();
+/**
+ * One turn's reading of an OpenAI stream in a bare client, as script text: `chunks` yields text,
+ * and after it `content` and `calls` hold the turn's answer and tool calls; then each call's file
+ * is read into `messages`, or the answer is written and the loop left.
+ */
+export function bare_turn(chunks: string): string {
+  return `
   let buffer = '';
   let content = '';
   const calls = [];
-  for await (const chunk of response.body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  for await (const chunk of ${chunks}) {
+    buffer += chunk;
     let end;
     while ((end = buffer.indexOf('\\n')) >= 0) {
       const line = buffer.slice(0, end).trim();
@@ -62,7 +52,30 @@ for (;;) {
   for (const call of calls) {
     const text = await readFile(JSON.parse(call.arguments).path, 'utf8');
     messages.push({ role: 'tool', tool_call_id: call.id, content: text });
-  }
+  }`;
+}
+
+/** The bare client: the same requests as Lich, by hand, with fetch and a minimal SSE reader. */
+export const BARE_SCRIPT = `
+import { readFile } from 'node:fs/promises';
+const base = process.env.BARE_BASE_URL;
+const messages = [
+  { role: 'system', content: 'You are a bare client.' },
+  { role: 'user', content: process.argv[2] ?? 'read notes.txt' },
+];
+const tools = [{ type: 'function', function: { name: 'read_file', description: 'Reads a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } }];
+async function* text_of(body) {
+  const decoder = new TextDecoder();
+  for await (const chunk of body) yield decoder.decode(chunk, { stream: true });
+}
+for (;;) {
+  const response = await fetch(base + '/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake', messages, tools, stream: true }),
+  });
+${bare_turn('text_of(response.body)')}
 }
 `;
 

@@ -14,7 +14,14 @@ import { spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { start_openai_server } from '@lich/testkit';
-import { BIN, ensure_fresh_bundle, make_sandbox, run_process, script } from './cli_process.js';
+import {
+  BIN,
+  bare_turn,
+  ensure_fresh_bundle,
+  make_sandbox,
+  run_process,
+  script,
+} from './cli_process.js';
 import { median } from './stats.js';
 import type { BenchRow } from './types.js';
 
@@ -45,38 +52,7 @@ const post = (body) => new Promise((resolve, reject) => {
 for (;;) {
   const response = await post(JSON.stringify({ ...template, messages }));
   response.setEncoding('utf8');
-  let buffer = '';
-  let content = '';
-  const calls = [];
-  for await (const chunk of response) {
-    buffer += chunk;
-    let end;
-    while ((end = buffer.indexOf('\\n')) >= 0) {
-      const line = buffer.slice(0, end).trim();
-      buffer = buffer.slice(end + 1);
-      if (!line.startsWith('data:')) continue;
-      const data = line.slice(5).trim();
-      if (data === '[DONE]') continue;
-      const delta = JSON.parse(data).choices?.[0]?.delta ?? {};
-      if (delta.content) content += delta.content;
-      for (const call of delta.tool_calls ?? []) {
-        const slot = (calls[call.index] ??= { id: '', name: '', arguments: '' });
-        if (call.id) slot.id = call.id;
-        if (call.function?.name) slot.name += call.function.name;
-        if (call.function?.arguments) slot.arguments += call.function.arguments;
-      }
-    }
-  }
-  if (calls.length === 0) {
-    process.stdout.write(content + '\\n');
-    break;
-  }
-  messages.push({ role: 'assistant', content, tool_calls: calls.map((call) => ({
-    id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) });
-  for (const call of calls) {
-    const text = await readFile(JSON.parse(call.arguments).path, 'utf8');
-    messages.push({ role: 'tool', tool_call_id: call.id, content: text });
-  }
+${bare_turn('response')}
 }
 agent.destroy();
 `;
