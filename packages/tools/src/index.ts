@@ -64,4 +64,5 @@ export { DEFAULT_SANDBOX_CONFIG } from './sandbox_config.js';
 export type { SandboxCheck, SandboxKind, SandboxSupport } from './sandbox_support.js';
 export { probe_sandbox } from './sandbox_support.js';
 export { TERMINAL_TIMEOUT_MS, terminal_tool } from './terminal.js';
+export { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
 export { write_file_tool } from './write_file.js';
