@@ -133,7 +133,6 @@ export type AgentEvent =
   | BudgetExhaustedEvent
   | RunEndEvent;
 
-/** The `type` of an event. */
 export type AgentEventType = AgentEvent['type'];
 
 /** A function that hears events. */

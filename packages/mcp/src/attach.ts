@@ -10,7 +10,6 @@ import { create_mcp_tool } from './mcp_tool.js';
 import { matches_any, prefix_could_be_enabled, tool_wanted } from './tool_filter.js';
 import { raw_mcp_tool_name, safe_mcp_tool_name } from './tool_names.js';
 
-/** Options of `attach_mcp`. */
 export interface AttachMcpOptions {
   /**
    * The agent's tool allowlist (exact names, `*` matches any run). An empty list means no tools at

@@ -25,7 +25,6 @@ export type McpServerState = 'idle' | 'starting' | 'ready' | 'down' | 'closed';
 /** The outcome of `connect`: the server's tools, or why it is not available. */
 export type McpConnectResult = { ok: true; tools: McpListedTool[] } | { ok: false; error: string };
 
-/** Options of an `McpConnection`. */
 export interface McpConnectionOptions {
   /** Where a relative `cwd` is resolved; the default cwd of a stdio server. */
   work_dir?: string;
@@ -35,7 +34,6 @@ export interface McpConnectionOptions {
   on_tools_changed?: (tools: readonly McpListedTool[]) => void;
 }
 
-/** Options of one call. */
 export interface McpCallOptions {
   signal?: AbortSignal;
   /** Time limit of this call; the server's `timeout_ms` when absent. */

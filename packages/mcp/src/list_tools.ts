@@ -15,7 +15,6 @@ const ListPageSchema = z.looseObject({
   nextCursor: z.string().optional(),
 });
 
-/** Options of `list_all_tools`. */
 export interface ListAllToolsOptions {
   /** The server's name, for messages. */
   server: string;

@@ -72,7 +72,6 @@ export type BuiltTransport =
     }
   | { ok: false; error: string };
 
-/** Options of `build_transport`. */
 export interface BuildTransportOptions {
   /** Where a relative `cwd` is resolved, and the default `cwd` of a child. */
   work_dir: string;

@@ -8,7 +8,6 @@ import { ProviderError } from './provider_error.js';
 import { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
 import { to_provider_error } from './to_provider_error.js';
 
-/** Options of `post_json`. */
 export interface PostJsonOptions {
   /** Named in every error, e.g. `anthropic`. */
   provider: string;

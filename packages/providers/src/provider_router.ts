@@ -14,7 +14,6 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, retry_delay } from './retry_del
 import type { RouterEvent } from './router_events.js';
 import { to_provider_error } from './to_provider_error.js';
 
-/** Options of `ProviderRouter`. */
 export interface ProviderRouterOptions extends Partial<RetryPolicy> {
   /** The providers to try, in order. At least one. */
   chain: readonly ProviderConfig[];

@@ -2,7 +2,6 @@ import type { ByteSource } from './byte_source.js';
 import { type ChunkDecoder, PullIterator } from './pull_iterator.js';
 import { StreamParseError } from './stream_parse_error.js';
 
-/** Options of `read_ndjson`. */
 export interface ReadNdjsonOptions {
   /** Stops reading: the pending read rejects with the signal's reason and the source is cancelled. */
   signal?: AbortSignal;

@@ -2,7 +2,6 @@ import type { ByteSource } from './byte_source.js';
 import { PullIterator } from './pull_iterator.js';
 import { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
 
-/** Options of `read_sse`. */
 export interface ReadSseOptions extends SseParserOptions {
   /** Stops reading: the pending read rejects with the signal's reason and the source is cancelled. */
   signal?: AbortSignal;

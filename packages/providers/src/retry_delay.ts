@@ -12,7 +12,6 @@ export interface RetryPolicy {
   backoff_max_ms: number;
 }
 
-/** The defaults of `RetryPolicy`. */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   max_retries: 2,
   retry_after_cap_ms: 60_000,

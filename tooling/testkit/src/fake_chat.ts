@@ -59,7 +59,6 @@ export interface FakeChat extends ChatFn {
   push(...steps: FakeChatStep[]): void;
 }
 
-/** Options of `fake_chat`. */
 export interface FakeChatOptions {
   /** Streamed pieces are at most this many characters (default 4). */
   delta_chars?: number;
