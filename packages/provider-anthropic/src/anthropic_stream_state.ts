@@ -1,6 +1,5 @@
-import type { ChatDelta, ChatResult } from '@lich/core';
-import { one_line } from '@lich/core';
-import { type CallContext, ProviderError, type SseChunk, type StreamState } from '@lich/providers';
+import type { ChatResult } from '@lich/core';
+import { BaseStreamState, ProviderError, type SseChunk } from '@lich/providers';
 import type { AnthropicEvent, AnthropicResponseBlock, AnthropicUsage } from './anthropic_api.js';
 import { type AnthropicTurnBlock, build_anthropic_result } from './anthropic_result.js';
 import { is_retryable_anthropic_type, read_anthropic_error } from './read_anthropic_error.js';
@@ -24,34 +23,17 @@ type OpenBlock = AnthropicTurnBlock | { type: 'skip' };
  *   reason arrived (the stream was cut), or of kind `parse` for a tool call with no name;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class AnthropicStreamState implements StreamState<SseChunk> {
-  /** Whether any delta has been handed to `on_delta`. */
-  delivered = false;
-  /** Whether `message_stop` arrived. */
-  done = false;
+export class AnthropicStreamState extends BaseStreamState<SseChunk> {
   private readonly blocks: OpenBlock[] = [];
   private stop_reason: string | null | undefined;
   private usage: AnthropicUsage = {};
   private model: string | undefined;
 
-  constructor(
-    private readonly context: CallContext,
-    private readonly on_delta?: (delta: ChatDelta) => void,
-  ) {}
-
   /** Takes one SSE event. */
   push(chunk: SseChunk): void {
     const { event: event_name, data } = chunk;
     if (data.trim() === '') return;
-    let event: AnthropicEvent;
-    try {
-      event = JSON.parse(data) as AnthropicEvent;
-    } catch (error) {
-      throw this.error('parse', `a stream event is not JSON: ${one_line(data, 120)}`, error);
-    }
-    if (typeof event !== 'object' || event === null) {
-      throw this.error('parse', `a stream event is not an object: ${one_line(data, 120)}`);
-    }
+    const event = this.parse_object<AnthropicEvent>(data, 'a stream event');
     // An unnamed SSE event is `message`; the data's own `type` names it then.
     const type = event_name && event_name !== 'message' ? event_name : event.type;
     switch (type) {
@@ -171,19 +153,5 @@ export class AnthropicStreamState implements StreamState<SseChunk> {
     for (const [key, value] of Object.entries(usage)) {
       if (typeof value === 'number') (this.usage as Record<string, number>)[key] = value;
     }
-  }
-
-  private emit(delta: ChatDelta): void {
-    this.delivered = true;
-    this.on_delta?.(delta);
-  }
-
-  private error(kind: 'parse' | 'stream', text: string, cause?: unknown): ProviderError {
-    return new ProviderError({
-      kind,
-      ...this.context,
-      cause: new Error(text, { cause }),
-      delivered: this.delivered,
-    });
   }
 }

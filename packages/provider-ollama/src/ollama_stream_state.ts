@@ -1,6 +1,6 @@
-import type { AssistantMessage, ChatDelta, ChatResult, ToolCall, Usage } from '@lich/core';
+import type { AssistantMessage, ChatResult, ToolCall, Usage } from '@lich/core';
 import { one_line } from '@lich/core';
-import { type CallContext, ProviderError, type StreamState } from '@lich/providers';
+import { BaseStreamState, ProviderError } from '@lich/providers';
 import { map_ollama_done_reason } from './map_ollama_done_reason.js';
 import type { OllamaChunk, OllamaResponseToolCall } from './ollama_api.js';
 
@@ -18,22 +18,13 @@ import type { OllamaChunk, OllamaResponseToolCall } from './ollama_api.js';
  * - `result` throws a `ProviderError` of kind `stream` when no `done: true` line arrived;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class OllamaStreamState implements StreamState<unknown> {
-  /** Whether any delta has been handed to `on_delta`. */
-  delivered = false;
-  /** Whether the `done: true` line arrived. */
-  done = false;
+export class OllamaStreamState extends BaseStreamState<unknown> {
   private text = '';
   private thinking = '';
   private readonly tool_calls: ToolCall[] = [];
   private done_reason: string | undefined;
   private usage: Usage | undefined;
   private model: string | undefined;
-
-  constructor(
-    private readonly context: CallContext,
-    private readonly on_delta?: (delta: ChatDelta) => void,
-  ) {}
 
   /** Parses one NDJSON line and takes it. Blank lines are skipped. */
   push_line(line: string): void {
@@ -119,20 +110,6 @@ export class OllamaStreamState implements StreamState<unknown> {
     const id =
       typeof call.id === 'string' && call.id !== '' ? call.id : `call_${crypto.randomUUID()}`;
     this.tool_calls.push({ id, name, arguments: text });
-  }
-
-  private emit(delta: ChatDelta): void {
-    this.delivered = true;
-    this.on_delta?.(delta);
-  }
-
-  private error(kind: 'parse' | 'stream', text: string, cause?: unknown): ProviderError {
-    return new ProviderError({
-      kind,
-      ...this.context,
-      cause: new Error(text, { cause }),
-      delivered: this.delivered,
-    });
   }
 }
 

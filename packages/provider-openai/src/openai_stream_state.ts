@@ -1,6 +1,5 @@
-import type { ChatDelta, ChatResult } from '@lich/core';
-import { one_line } from '@lich/core';
-import { type CallContext, ProviderError, type SseChunk, type StreamState } from '@lich/providers';
+import type { ChatResult } from '@lich/core';
+import { BaseStreamState, ProviderError, type SseChunk } from '@lich/providers';
 import { arguments_text, type ToolCallSlot } from './collect_tool_calls.js';
 import { pick_reasoning } from './from_openai_response.js';
 import type { OpenAiChunk, OpenAiToolCallDelta, OpenAiUsage } from './openai_api.js';
@@ -19,22 +18,13 @@ import { read_openai_error } from './read_openai_error.js';
  *   arrived (the stream was cut), or of kind `parse` for a tool call with no name;
  * - every error carries `delivered`: whether a delta had reached `on_delta` before it.
  */
-export class OpenAiStreamState implements StreamState<SseChunk> {
-  /** Whether any delta has been handed to `on_delta`. */
-  delivered = false;
-  /** Whether `[DONE]` arrived. */
-  done = false;
+export class OpenAiStreamState extends BaseStreamState<SseChunk> {
   private text = '';
   private reasoning = '';
   private readonly slots: ToolCallSlot[] = [];
   private finish_reason: string | null | undefined;
   private usage: OpenAiUsage | null | undefined;
   private model: string | undefined;
-
-  constructor(
-    private readonly context: CallContext,
-    private readonly on_delta?: (delta: ChatDelta) => void,
-  ) {}
 
   /** Takes one SSE event. */
   push(event: SseChunk): void {
@@ -44,15 +34,7 @@ export class OpenAiStreamState implements StreamState<SseChunk> {
       this.done = true;
       return;
     }
-    let chunk: OpenAiChunk;
-    try {
-      chunk = JSON.parse(trimmed) as OpenAiChunk;
-    } catch (error) {
-      throw this.error('parse', `a stream chunk is not JSON: ${one_line(trimmed, 120)}`, error);
-    }
-    if (typeof chunk !== 'object' || chunk === null) {
-      throw this.error('parse', `a stream chunk is not an object: ${one_line(trimmed, 120)}`);
-    }
+    const chunk = this.parse_object<OpenAiChunk>(trimmed, 'a stream chunk');
     if (chunk.error !== undefined && chunk.error !== null) throw this.chunk_error(chunk);
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
     if (chunk.usage) this.usage = chunk.usage;
@@ -120,11 +102,6 @@ export class OpenAiStreamState implements StreamState<SseChunk> {
     return last;
   }
 
-  private emit(delta: ChatDelta): void {
-    this.delivered = true;
-    this.on_delta?.(delta);
-  }
-
   private chunk_error(chunk: OpenAiChunk): ProviderError {
     const info = read_openai_error(chunk);
     return new ProviderError({
@@ -133,15 +110,6 @@ export class OpenAiStreamState implements StreamState<SseChunk> {
       kind: info.status === undefined ? 'stream' : 'http',
       ...this.context,
       ...info,
-      delivered: this.delivered,
-    });
-  }
-
-  private error(kind: 'parse' | 'stream', text: string, cause?: unknown): ProviderError {
-    return new ProviderError({
-      kind,
-      ...this.context,
-      cause: new Error(text, { cause }),
       delivered: this.delivered,
     });
   }

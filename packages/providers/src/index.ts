@@ -19,4 +19,4 @@ export type { ProviderFailoverEvent, ProviderRetryEvent, RouterEvent } from './r
 export { create_http_provider, type ProviderWire } from './send_chat.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
 export { StreamParseError } from './stream_parse_error.js';
-export type { SseChunk, StreamState } from './stream_state.js';
+export { BaseStreamState, type SseChunk, type StreamState } from './stream_state.js';
