@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { condition } from './condition.js';
 
 /**
  * A small fake of Discord's API on 127.0.0.1: the Gateway (WebSocket, JSON encoding: HELLO,
@@ -207,11 +208,9 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
   const identified: Record<string, unknown>[] = [];
   const sessions = new Set<{ socket: WebSocket; seq: number }>();
   const sockets = new Set<Socket>();
-  const waiters = new Set<() => void>();
+  const changed = condition('fake discord');
   let ready_count = 0;
-  const notify = () => {
-    for (const waiter of waiters) waiter();
-  };
+  const notify = changed.notify;
 
   const server = createServer((request, response) => {
     handle_rest(request, response).catch((error: unknown) =>
@@ -368,22 +367,7 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
     for (const session of sessions) send(session, type, data);
   }
 
-  async function wait_until(check: () => boolean, what: string, timeout_ms = 5000): Promise<void> {
-    if (check()) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new Error(`fake discord: timed out waiting for ${what}`));
-      }, timeout_ms);
-      const waiter = () => {
-        if (!check()) return;
-        clearTimeout(timer);
-        waiters.delete(waiter);
-        resolve();
-      };
-      waiters.add(waiter);
-    });
-  }
+  const wait_until = changed.until;
 
   return {
     api_url: `${base}/api`,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { condition } from './condition.js';
 
 /**
  * A small fake of Twitch chat on 127.0.0.1: IRC over WebSocket (subprotocol `irc`), as tmi.js
@@ -76,10 +77,8 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
   const login: { pass?: string; nick?: string } = {};
   const clients = new Map<WebSocket, { nick: string }>();
   const sockets = new Set<Socket>();
-  const waiters = new Set<() => void>();
-  const notify = () => {
-    for (const waiter of waiters) waiter();
-  };
+  const changed = condition('fake twitch');
+  const notify = changed.notify;
 
   const server = createServer((_request, response) => response.writeHead(426).end());
   server.on('connection', (socket) => {
@@ -178,22 +177,7 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
     }
   }
 
-  async function wait_until(check: () => boolean, what: string, timeout_ms = 5000): Promise<void> {
-    if (check()) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new Error(`fake twitch: timed out waiting for ${what}`));
-      }, timeout_ms);
-      const waiter = () => {
-        if (!check()) return;
-        clearTimeout(timer);
-        waiters.delete(waiter);
-        resolve();
-      };
-      waiters.add(waiter);
-    });
-  }
+  const wait_until = changed.until;
 
   return {
     port,
