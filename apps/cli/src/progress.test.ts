@@ -16,6 +16,26 @@ function sink(is_tty: boolean): Writable & { isTTY: boolean; text: string } {
   return stream;
 }
 
+/** A view over two sinks, with what a test changes of the options. */
+function view_of(
+  stdout: ReturnType<typeof sink>,
+  stderr: ReturnType<typeof sink>,
+  options: {
+    out_env?: Record<string, string>;
+    show_reasoning?: boolean;
+    write_answer?: boolean;
+  } = {},
+): ProgressView {
+  return new ProgressView({
+    stdout,
+    stderr,
+    out: make_style(stdout, options.out_env ?? {}),
+    err: make_style(stderr, {}),
+    show_reasoning: options.show_reasoning ?? false,
+    write_answer: options.write_answer ?? true,
+  });
+}
+
 const call = { id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' };
 
 function run_events(view: ProgressView): void {
@@ -61,14 +81,7 @@ describe('ProgressView', () => {
   it('through a pipe: stdout gets exactly the answer, the preamble goes to stderr', () => {
     const stdout = sink(false);
     const stderr = sink(false);
-    const view = new ProgressView({
-      stdout,
-      stderr,
-      out: make_style(stdout, {}),
-      err: make_style(stderr, {}),
-      show_reasoning: false,
-      write_answer: true,
-    });
+    const view = view_of(stdout, stderr);
     run_events(view);
     expect(stdout.text).toBe('It is missing.\n');
     expect(stderr.text).toBe('Let me look.\n✗ read_file a.txt 1.2 s — no such file: a.txt\n');
@@ -87,14 +100,7 @@ describe('ProgressView', () => {
   it('on a terminal: streams text live and shows reasoning when asked', () => {
     const stdout = sink(true);
     const stderr = sink(false);
-    const view = new ProgressView({
-      stdout,
-      stderr,
-      out: make_style(stdout, { NO_COLOR: '1' }),
-      err: make_style(stderr, {}),
-      show_reasoning: true,
-      write_answer: true,
-    });
+    const view = view_of(stdout, stderr, { out_env: { NO_COLOR: '1' }, show_reasoning: true });
     run_events(view);
     expect(stdout.text).toBe('Let me look.\nIt is missing.\n');
     expect(stderr.text).toContain('hmm\n');
@@ -103,14 +109,7 @@ describe('ProgressView', () => {
   it('writes nothing to stdout for --json', () => {
     const stdout = sink(false);
     const stderr = sink(false);
-    const view = new ProgressView({
-      stdout,
-      stderr,
-      out: make_style(stdout, {}),
-      err: make_style(stderr, {}),
-      show_reasoning: false,
-      write_answer: false,
-    });
+    const view = view_of(stdout, stderr, { write_answer: false });
     run_events(view);
     expect(stdout.text).toBe('');
     expect(view.answer).toBe('It is missing.');
@@ -119,14 +118,7 @@ describe('ProgressView', () => {
   it('says whether a command ran sandboxed, on the line and in the summary', () => {
     const stdout = sink(false);
     const stderr = sink(false);
-    const view = new ProgressView({
-      stdout,
-      stderr,
-      out: make_style(stdout, {}),
-      err: make_style(stderr, {}),
-      show_reasoning: false,
-      write_answer: false,
-    });
+    const view = view_of(stdout, stderr, { write_answer: false });
     const end = (id: string, sandbox: string): AgentEvent => ({
       type: 'tool_call_end',
       turn: 1,
@@ -154,14 +146,7 @@ describe('ProgressView', () => {
         writes += 1;
         return write(...args);
       }) as typeof stderr.write;
-      const view = new ProgressView({
-        stdout,
-        stderr,
-        out: make_style(stdout, {}),
-        err: make_style(stderr, {}),
-        show_reasoning: false,
-        write_answer: true,
-      });
+      const view = view_of(stdout, stderr);
       const end = (id: string): AgentEvent => ({
         type: 'tool_call_end',
         turn: 1,
