@@ -6,7 +6,8 @@
  * - streaming: the CPU the `lich` process uses while a 5,000-token answer streams at 500 tokens a
  *   second (markdown: paragraphs, lists, code), as a share of one core over the stream's time;
  * - keystrokes: from writing one character to the terminal to the frame that shows it, at rest
- *   and while an answer streams (p50 and p99 of each);
+ *   and while an answer streams (p50 and p99 of each); and the TUI's own share of it, measured in
+ *   this process (`tui_in_process.ts`), which a loaded machine's scheduling does not blur;
  * - `lich "task"` start-up is unchanged by the TUI: the CLI bundle's code (what every command
  *   loads) holds no ink, react or yoga (`bench:cli` times it against a bare script).
  */
@@ -297,6 +298,17 @@ export async function run(): Promise<BenchRow[]> {
     } finally {
       await pty.kill();
     }
+    // the build of react that `lich` runs (its bundle is made with NODE_ENV=production)
+    process.env.NODE_ENV ??= 'production';
+    const { in_process_keystrokes } = await import('./tui_in_process.js');
+    const own = await in_process_keystrokes({
+      keystrokes: KEYSTROKES,
+      answer: long_answer(STREAM_TOKENS),
+      chunk_chars: CHUNK_CHARS,
+      chunk_ms: (1000 * CHUNK_CHARS) / CHARS_PER_TOKEN / TOKENS_PER_SECOND,
+    });
+    rows.push(keystroke_row('keystroke → frame in the TUI at rest', own.rest));
+    rows.push(keystroke_row('keystroke → frame in the TUI while streaming', own.streaming));
     rows.push(cli_bundle_row());
   } finally {
     await s.server.close();
