@@ -67,3 +67,6 @@ async function main(): Promise<void> {
 }
 
 await main();
+// The table is out: a benchmark that left a handle open (a TUI run in this process) must not
+// keep the run from ending.
+process.exit(process.exitCode ?? 0);
