@@ -17,6 +17,14 @@ const PLUGIN = `export default {
         return 'sunny in ' + args.city + ' for ' + (args.days ?? 1) + ' day(s)';
       },
     });
+    api.register_tool({
+      name: 'deploy',
+      description: 'Deploys.',
+      parameters: { type: 'object', properties: {} },
+      async execute() {
+        return { ok: false, output: '', error: 'build failed:\\n  src/a.ts:1 missing semicolon\\n  src/b.ts:9 unknown name' };
+      },
+    });
   },
 };
 `;
@@ -68,5 +76,19 @@ describe('a plugin tool with plain JSON Schema parameters', () => {
     const refused = request_body<Body>(server, 2).messages.at(-1)?.content ?? '';
     expect(refused).toMatch(/city/);
     expect(result.stderr).toMatch(/✗ forecast/);
+  });
+});
+
+describe('a tool error of several lines', () => {
+  it('is shown whole on stderr, each line under the call, not cut to the first', async () => {
+    server.enqueue({ tool_calls: [{ name: 'deploy', arguments: {} }] }, { text: 'it failed' });
+    const result = await run_lich(['--no-session', 'deploy'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /✗ deploy .* — build failed:\n\s+src\/a\.ts:1 missing semicolon\n\s+src\/b\.ts:9 unknown name/,
+    );
   });
 });
