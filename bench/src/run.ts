@@ -14,6 +14,7 @@ const ALL = [
   'host',
   'serve',
   'gateway',
+  'gateway-pg',
   'terminal',
   'tui',
 ] as const;
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`running ${name}…\n`);
     try {
-      const module = (await import(`./${name}.js`)) as BenchModule;
+      const module = (await import(`./${name.replace(/-/g, '_')}.js`)) as BenchModule;
       rows.push(...(await module.run()));
     } catch (error) {
       const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -1,0 +1,165 @@
+/**
+ * Gateway nodes on PostgreSQL: the real `lich-gateway-webhook` bin, 1, 2 and 3 processes on one
+ * database (`--store`), against the fake OpenAI server answering every call after a fixed 200 ms,
+ * so the model is not the bottleneck: each node runs at most 8 conversations at once (the
+ * default `max_concurrency`), and more nodes should run more at once. Each run sends 48
+ * conversations × 10 messages, every message to a random node, each conversation in order (the
+ * next message once the last was taken); replies come back to a callback server.
+ * Measured: messages per second from the first send to the last reply at each node count, the
+ * ratio of 3 nodes to 1 (target ≥ 2.5), and in the same runs that every message was answered
+ * exactly once (counted by the reply's idempotency key) and each conversation in send order.
+ * The database: `LICH_BENCH_DATABASE_URL` or `LICH_TEST_DATABASE_URL`'s server, else one started
+ * from the system's initdb; a fresh database per run. `pnpm bench:gateway-pg`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrate } from '@lich/store-postgres';
+import { start_openai_server } from '@lich/testkit';
+import { start_test_database } from '@lich/testkit/postgres';
+import {
+  close_sender,
+  type GatewayNode,
+  replies_by_chat,
+  seeded_random,
+  send,
+  start_callbacks,
+  start_node,
+  stop_node,
+} from './gateway_cluster.js';
+import type { BenchRow } from './types.js';
+
+const CONVERSATIONS = 48;
+const MESSAGES = 10;
+const ANSWER_DELAY_MS = 200;
+const NODE_COUNTS = [1, 2, 3];
+const TARGET_RATIO = 2.5;
+
+interface RunResult {
+  nodes: number;
+  messages_per_s: number;
+  exactly_once: boolean;
+  ordered: boolean;
+  redelivered: number;
+}
+
+async function run_nodes(count: number, model_url: string): Promise<RunResult> {
+  if (process.env.LICH_BENCH_DATABASE_URL) {
+    process.env.LICH_TEST_DATABASE_URL = process.env.LICH_BENCH_DATABASE_URL;
+  }
+  const database = await start_test_database();
+  const callbacks = await start_callbacks();
+  const dir = await mkdtemp(join(tmpdir(), 'lich-bench-pg-'));
+  const nodes: GatewayNode[] = [];
+  try {
+    await migrate({ url: database.url });
+    nodes.push(
+      ...(await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          start_node({
+            index,
+            dir,
+            database_url: database.url,
+            model_url,
+            callback_url: callbacks.url,
+            node_args: ['--max-old-space-size=256'],
+          }),
+        ),
+      )),
+    );
+    const total = CONVERSATIONS * MESSAGES;
+    const random = seeded_random(count);
+    const distinct = () => new Set(callbacks.deliveries.map((delivery) => delivery.id)).size;
+    const began = performance.now();
+    await Promise.all(
+      Array.from({ length: CONVERSATIONS }, async (_, index) => {
+        const chat = `c${index}`;
+        for (let k = 0; k < MESSAGES; k += 1) {
+          await send(nodes, chat, `${chat} m${k}`, `${chat}-${k}`, random);
+        }
+      }),
+    );
+    await callbacks.until(() => distinct() >= total, 600_000);
+    const seconds = (performance.now() - began) / 1000;
+    const { by_chat, redelivered } = replies_by_chat(callbacks.deliveries);
+    let ordered = by_chat.size === CONVERSATIONS;
+    let exactly_once = distinct() === total;
+    for (let index = 0; index < CONVERSATIONS; index += 1) {
+      const chat = `c${index}`;
+      const got = by_chat.get(chat) ?? [];
+      const expected = Array.from({ length: MESSAGES }, (_, k) => `re: ${chat} m${k}`);
+      if (got.map((reply) => reply.text).join('\n') !== expected.join('\n')) ordered = false;
+      if (new Set(got.map((reply) => reply.in_reply_to)).size !== got.length) exactly_once = false;
+    }
+    await Promise.all(nodes.map(stop_node));
+    return { nodes: count, messages_per_s: total / seconds, exactly_once, ordered, redelivered };
+  } finally {
+    for (const node of nodes) if (node.alive) node.child.kill('SIGKILL');
+    await callbacks.close();
+    await rm(dir, { recursive: true, force: true });
+    await database.close();
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const model = await start_openai_server({
+    record_requests: false,
+    respond: (incoming) => {
+      const messages = (incoming.body as { messages: { role: string; content: string }[] })
+        .messages;
+      const last = messages.findLast((message) => message.role === 'user');
+      return { text: `re: ${last?.content ?? ''}`, delay_ms: ANSWER_DELAY_MS };
+    },
+  });
+  const results: RunResult[] = [];
+  try {
+    for (const count of NODE_COUNTS) {
+      process.stderr.write(`  ${count} node(s), ${CONVERSATIONS} conv × ${MESSAGES} msgs…\n`);
+      results.push(await run_nodes(count, model.base_url));
+    }
+  } finally {
+    await model.close();
+    close_sender();
+  }
+  const label = `${CONVERSATIONS} conv × ${MESSAGES} msgs, model ${ANSWER_DELAY_MS} ms`;
+  const rows: BenchRow[] = [];
+  const one = results[0];
+  for (const result of results) {
+    rows.push(
+      {
+        bench: 'gateway-pg',
+        metric: `throughput, ${result.nodes} node(s), ${label}`,
+        lich: result.messages_per_s,
+        ...(one === undefined || result === one
+          ? {}
+          : {
+              baseline: one.messages_per_s,
+              baseline_name: '1 node',
+              ratio: result.messages_per_s / one.messages_per_s,
+            }),
+        unit: 'msg/s',
+        ...(result.nodes === 3 && one !== undefined
+          ? {
+              target: `ratio >= ${TARGET_RATIO}`,
+              pass: result.messages_per_s / one.messages_per_s >= TARGET_RATIO,
+            }
+          : {}),
+      },
+      {
+        bench: 'gateway-pg',
+        metric: `exactly one reply per message, in send order, ${result.nodes} node(s)`,
+        lich: result.exactly_once && result.ordered ? 1 : 0,
+        unit: 'ok',
+        target: 'every message once, every conversation in order',
+        pass: result.exactly_once && result.ordered,
+      },
+      {
+        bench: 'gateway-pg',
+        metric: `replies delivered again (same idempotency key), ${result.nodes} node(s)`,
+        lich: result.redelivered,
+        unit: 'count',
+      },
+    );
+  }
+  return rows;
+}
