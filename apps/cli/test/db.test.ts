@@ -25,13 +25,17 @@ describe('lich db migrate', () => {
     const first = await run_lich(['db', 'migrate', '--database-url', database.url], options);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 001_gateway_and_sessions to postgres:\/\//);
+    expect(first.stdout).toMatch(
+      /^applied 001_gateway_and_sessions, 002_conversation_holder to postgres:\/\//,
+    );
     const again = await run_lich(['db', 'migrate'], {
       ...options,
       env: { ...sandbox.env, LICH_DATABASE_URL: database.url },
     });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/is up to date \(001_gateway_and_sessions\)/);
+    expect(again.stdout).toMatch(
+      /is up to date \(001_gateway_and_sessions, 002_conversation_holder\)/,
+    );
   });
 
   it('needs a database URL, and says so', async () => {

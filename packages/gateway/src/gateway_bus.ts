@@ -73,6 +73,11 @@ export interface GatewayBusOptions {
    * died holding them, a hint was lost), in ms (default 1000). Not used with a local store.
    */
   poll_ms?: number;
+  /**
+   * A shared store: a conversation whose message has waited this long (its node died, or is
+   * busy) is taken by a node with a free slot (default 1500 ms).
+   */
+  steal_after_ms?: number;
   texts?: Partial<GatewayTexts>;
   on_log?: (entry: GatewayLogEntry) => void;
 }
@@ -196,15 +201,20 @@ export class GatewayBus implements GatewayIngress {
 
   /** Schedules every conversation with work that this node is not already on. */
   async #look_for_work(): Promise<void> {
-    if (this.#polling || this.#state !== 'open') return;
+    // a busy node does not go looking: it would take conversations queued on other nodes
+    if (this.#polling || this.#state !== 'open' || !this.#runs.free) return;
     this.#polling = true;
     try {
-      const keys = new Set([
-        ...(await this.store.log.pending_conversations()),
-        ...(await this.store.outbox.conversations_with_unsent()),
-      ]);
+      const poll_ms = this.#options.poll_ms ?? 1000;
+      const keys =
+        this.store.waiting_longer_than === undefined
+          ? new Set([
+              ...(await this.store.log.pending_conversations()),
+              ...(await this.store.outbox.conversations_with_unsent()),
+            ])
+          : new Set(await this.store.waiting_longer_than(this.#options.steal_after_ms ?? 1_500));
       for (const key of keys) {
-        if (this.#state !== 'open') break;
+        if (this.#state !== 'open' || !this.#runs.free) break;
         if (this.#live.get(key)?.pump == null) this.#schedule(key);
       }
     } catch (error) {
@@ -267,7 +277,8 @@ export class GatewayBus implements GatewayIngress {
         in_flight.steered.pop(); // not steered: the pump runs it after
       });
     }
-    this.#schedule(message.conversation_key);
+    // a shared store's conversation another node works stays there (that node was hinted)
+    if (appended.elsewhere !== true) this.#schedule(message.conversation_key);
     return { status: 'accepted', seq: appended.seq };
   }
 

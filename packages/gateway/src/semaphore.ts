@@ -19,6 +19,11 @@ export class Semaphore {
     return this.#held;
   }
 
+  /** True when `acquire` would resolve at once. */
+  get free(): boolean {
+    return this.#held < this.#limit;
+  }
+
   /** Callers waiting for a slot. */
   get waiting(): number {
     return this.#waiting.length;

@@ -43,8 +43,13 @@ export interface LoggedMessage {
   logged_at: number;
 }
 
-/** What `ConversationLog.append` did. */
-export type AppendResult = { appended: true; seq: number } | { appended: false };
+/**
+ * What `ConversationLog.append` did. `elsewhere` (a shared store): another live node worked the
+ * conversation last and was hinted; the appending node leaves the message to it.
+ */
+export type AppendResult =
+  | { appended: true; seq: number; elsewhere?: boolean }
+  | { appended: false };
 
 /**
  * The inbound messages of every conversation, and which session each conversation continues.
@@ -150,10 +155,16 @@ export interface GatewayStore {
    */
   readonly shared?: boolean;
   /**
-   * Hints that a conversation may have work for this node (a message appended, or a claim released
-   * with messages waiting). Only a hint: it may be late, lost or repeated. Returns the unsubscribe.
+   * Hints that a message was logged on another node for a conversation this node worked last
+   * (`append` said `elsewhere` there). Only a hint: it may be late, lost or repeated; polling is
+   * the fallback. Returns the unsubscribe.
    */
   on_wake?(listener: (conversation_key: string) => void): () => void;
+  /**
+   * The conversations with a message (or a reply chunk) waiting longer than `ms`: what a node
+   * that died left, or a busy node has not reached. The bus polls this (all pending when absent).
+   */
+  waiting_longer_than?(ms: number): Promise<string[]>;
   /** Waits until this node holds the ingress lease `name`; rejects when `signal` fires first. */
   acquire_lease?(name: string, options?: { signal?: AbortSignal }): Promise<IngressLease>;
   /** Flushes and closes what the store holds open. Idempotent. */

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { client_config, type DatabaseOptions } from './database.js';
 
@@ -14,6 +16,8 @@ type NotificationListener = (payload: string) => void;
  * event handler; `close` is idempotent.
  */
 export class NodeConnection {
+  /** This node's name in the database (`conversations.holder`): host, pid and a random part. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   readonly #options: DatabaseOptions;
   #client: pg.Client | null = null;
   #connecting: Promise<pg.Client> | null = null;
@@ -59,6 +63,8 @@ export class NodeConnection {
       });
       try {
         await client.connect();
+        // held for the connection's life: other nodes tell this node is alive by it
+        await client.query(`SELECT pg_advisory_lock(${NODE_KEY})`, [this.id]);
         for (const channel of this.#channels.keys()) {
           await client.query(`LISTEN ${quote_ident(channel)}`);
         }
@@ -153,6 +159,9 @@ export class NodeConnection {
     return rows[0]?.pid ?? 0;
   }
 }
+
+/** The advisory lock key of a node id, held by the node while its connection lives. */
+export const NODE_KEY = "hashtextextended('lich:node:' || $1, 0)";
 
 /** A channel name as an SQL identifier. */
 function quote_ident(name: string): string {

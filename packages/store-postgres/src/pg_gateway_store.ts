@@ -15,13 +15,19 @@ import type pg from 'pg';
 import { type DatabaseOptions, open_pool } from './database.js';
 import { acquire_lease } from './ingress_lease.js';
 import { assert_migrated } from './migrate.js';
-import { NodeConnection } from './node_connection.js';
+import { NODE_KEY, NodeConnection } from './node_connection.js';
 
-/** The NOTIFY channel that hints a conversation has work: its payload is the conversation key. */
+/**
+ * The NOTIFY channel that hints a node that a message was logged for a conversation it worked
+ * last. Payload: `mine\n<node id>\n<conversation key>`.
+ */
 export const WAKE_CHANNEL = 'lich_gateway_wake';
 
 /** The advisory lock key of a conversation (64-bit hash of its key, with a namespace). */
 const CLAIM_KEY = "hashtextextended('lich:conversation:' || $1, 0)";
+
+/** How long a message waits before a node other than its conversation's live holder may take it. */
+export const DEFAULT_STEAL_AFTER_MS = 1_500;
 
 /** NOTIFY carries < 8000 bytes; a longer key (never seen in practice) is not hinted. */
 const NOTIFY_LIMIT = 7_000;
@@ -38,7 +44,11 @@ interface InboundRow {
 
 /** The conversation log in the `inbound` and `conversations` tables. */
 export class PgConversationLog implements ConversationLog {
-  constructor(readonly pool: pg.Pool) {}
+  constructor(
+    readonly pool: pg.Pool,
+    /** This node's id: a message of a conversation another node holds is left to that node. */
+    readonly node_id: string,
+  ) {}
 
   /**
    * Takes the conversation's next seq (its row lock makes concurrent appends take turns) and
@@ -58,18 +68,31 @@ export class PgConversationLog implements ConversationLog {
         await client.query('ROLLBACK');
         return { appended: false };
       }
-      const { rows } = await client.query<{ seq: string }>(
+      const { rows } = await client.query<{ seq: string; holder: string | null }>(
         `INSERT INTO conversations (conversation_key, next_seq) VALUES ($1, 2)
          ON CONFLICT (conversation_key) DO UPDATE SET next_seq = conversations.next_seq + 1
-         RETURNING next_seq - 1 AS seq`,
+         RETURNING next_seq - 1 AS seq, holder`,
         [message.conversation_key],
       );
       const seq = Number(rows[0]?.seq);
+      const holder = rows[0]?.holder ?? null;
+      let elsewhere =
+        holder !== null &&
+        holder !== this.node_id &&
+        message.conversation_key.length <= NOTIFY_LIMIT;
+      if (elsewhere) {
+        // the holder is alive while it holds its node lock; a dead one's messages are this node's
+        const probe = await client.query<{ dead: boolean }>(
+          `SELECT pg_try_advisory_xact_lock(${NODE_KEY}) AS dead`,
+          [holder],
+        );
+        if (probe.rows[0]?.dead === true) elsewhere = false;
+      }
       const inserted = await client.query(
         `INSERT INTO inbound (platform, account, platform_message_id, conversation_key, seq, message)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT DO NOTHING
-         RETURNING (SELECT pg_notify($7, $8))`,
+         RETURNING (CASE WHEN $7 THEN pg_notify('${WAKE_CHANNEL}', $8) END)`,
         [
           message.platform,
           message.account,
@@ -77,8 +100,8 @@ export class PgConversationLog implements ConversationLog {
           message.conversation_key,
           seq,
           JSON.stringify(message),
-          WAKE_CHANNEL,
-          message.conversation_key.length <= NOTIFY_LIMIT ? message.conversation_key : '',
+          elsewhere,
+          `mine\n${holder ?? ''}\n${message.conversation_key}`,
         ],
       );
       if (inserted.rowCount === 0) {
@@ -86,7 +109,7 @@ export class PgConversationLog implements ConversationLog {
         return { appended: false };
       }
       await client.query('COMMIT');
-      return { appended: true, seq };
+      return elsewhere ? { appended: true, seq, elsewhere } : { appended: true, seq };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -154,6 +177,8 @@ export class PgConversationLock implements ConversationLock {
   constructor(
     readonly pool: pg.Pool,
     readonly node: NodeConnection,
+    /** A conversation another live node worked last is taken only once a message waited this long. */
+    readonly steal_after_ms: number = DEFAULT_STEAL_AFTER_MS,
   ) {
     node.on_lost(() => this.#held.clear());
   }
@@ -161,28 +186,33 @@ export class PgConversationLock implements ConversationLock {
   async claim(conversation_key: string): Promise<Claim | null> {
     // advisory locks nest within one connection: the node must not take its own twice
     if (this.#held.has(conversation_key)) return null;
-    const { rows, generation } = await this.node.query<{ locked: boolean }>(
-      `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS locked`,
-      [conversation_key],
+    // one round trip: whether this node may take it (nobody worked it, this node did, that node is
+    // dead, or a message waited past steal_after_ms), the lock, and the epoch bumped with it
+    const { rows, generation } = await this.node.query<{ locked: boolean; epoch: string | null }>(
+      `WITH c AS (SELECT holder FROM conversations WHERE conversation_key = $1),
+       allowed AS (SELECT CASE
+         WHEN NOT EXISTS (SELECT 1 FROM c WHERE holder IS NOT NULL AND holder <> $2) THEN true
+         WHEN least(
+           (SELECT min(logged_at) FROM inbound WHERE conversation_key = $1 AND NOT done),
+           (SELECT min(created_at) FROM outbox WHERE conversation_key = $1 AND sent_at IS NULL)
+         ) < now() - make_interval(secs => $3) THEN true
+         ELSE pg_try_advisory_xact_lock(hashtextextended('lich:node:' || (SELECT holder FROM c), 0))
+       END AS ok),
+       l AS (SELECT CASE WHEN (SELECT ok FROM allowed)
+                    THEN pg_try_advisory_lock(${CLAIM_KEY}) ELSE false END AS locked),
+       b AS (INSERT INTO conversations (conversation_key, epoch, holder)
+             SELECT $1, 1, $2 FROM l WHERE l.locked
+             ON CONFLICT (conversation_key)
+             DO UPDATE SET epoch = conversations.epoch + 1, holder = $2
+             RETURNING epoch)
+       SELECT (SELECT locked FROM l) AS locked, (SELECT epoch FROM b) AS epoch`,
+      [conversation_key, this.node.id, this.steal_after_ms / 1000],
     );
     if (rows[0]?.locked !== true) return null;
-    try {
-      const bumped = await this.node.query<{ epoch: string }>(
-        `INSERT INTO conversations (conversation_key, epoch) VALUES ($1, 1)
-         ON CONFLICT (conversation_key) DO UPDATE SET epoch = conversations.epoch + 1
-         RETURNING epoch`,
-        [conversation_key],
-      );
-      if (bumped.generation !== generation) return null; // the lock went with the connection
-      const epoch = Number(bumped.rows[0]?.epoch);
-      this.#held.set(conversation_key, { epoch, generation });
-      return { conversation_key, epoch };
-    } catch (error) {
-      await this.node
-        .query(`SELECT pg_advisory_unlock(${CLAIM_KEY})`, [conversation_key])
-        .catch(() => undefined);
-      throw error;
-    }
+    const epoch = Number(rows[0]?.epoch);
+    if (generation !== this.node.generation) return null; // the lock went with the connection
+    this.#held.set(conversation_key, { epoch, generation });
+    return { conversation_key, epoch };
   }
 
   async holds(claim: Claim): Promise<boolean> {
@@ -196,20 +226,17 @@ export class PgConversationLock implements ConversationLock {
     return Number(rows[0]?.epoch) === claim.epoch;
   }
 
-  /** Releases the lock; when messages wait, hints the other nodes that the conversation is free. */
+  /**
+   * Releases the lock. No hint goes out: the node itself looks at the log again after a release,
+   * and a conversation left waiting is found by the other nodes' polls.
+   */
   async release(claim: Claim): Promise<void> {
     const held = this.#held.get(claim.conversation_key);
     if (held === undefined || held.epoch !== claim.epoch) return;
     this.#held.delete(claim.conversation_key);
     if (held.generation !== this.node.generation) return;
     await this.node
-      .query(
-        `SELECT pg_advisory_unlock(${CLAIM_KEY}),
-                CASE WHEN EXISTS (SELECT 1 FROM inbound WHERE conversation_key = $1 AND NOT done)
-                     AND length($1) <= ${NOTIFY_LIMIT}
-                THEN pg_notify('${WAKE_CHANNEL}', $1) END`,
-        [claim.conversation_key],
-      )
+      .query(`SELECT pg_advisory_unlock(${CLAIM_KEY})`, [claim.conversation_key])
       .catch(() => undefined); // a lost connection released it already
   }
 }
@@ -275,7 +302,10 @@ export interface PostgresGatewayStore extends GatewayStore {
  * releases the node's claims and leases and ends its connections; idempotent.
  */
 export async function open_postgres_gateway_store(
-  options: DatabaseOptions,
+  options: DatabaseOptions & {
+    /** A conversation another live node works is taken once a message waited this long (5 s). */
+    steal_after_ms?: number;
+  },
 ): Promise<PostgresGatewayStore> {
   const pool = open_pool(options);
   const node = new NodeConnection(options);
@@ -291,15 +321,29 @@ export async function open_postgres_gateway_store(
     shared: true,
     pool,
     node,
-    log: new PgConversationLog(pool),
-    lock: new PgConversationLock(pool, node),
+    log: new PgConversationLog(pool, node.id),
+    lock: new PgConversationLock(pool, node, options.steal_after_ms),
     outbox: new PgOutbox(pool),
+    waiting_longer_than: async (ms: number) => {
+      const { rows } = await pool.query<{ conversation_key: string }>(
+        `SELECT conversation_key FROM inbound WHERE NOT done
+         GROUP BY conversation_key HAVING min(logged_at) < now() - make_interval(secs => $1)
+         UNION
+         SELECT conversation_key FROM outbox
+         WHERE sent_at IS NULL AND created_at < now() - make_interval(secs => $1)`,
+        [ms / 1000],
+      );
+      return rows.map((row) => row.conversation_key);
+    },
     on_wake: (listener) => {
       let unsubscribe: (() => void) | null = null;
       let cancelled = false;
       node
         .listen(WAKE_CHANNEL, (payload) => {
-          if (payload !== '') listener(payload);
+          const [kind, holder, ...rest] = payload.split('\n');
+          const key = rest.join('\n');
+          if (key === '') return;
+          if (kind === 'mine' && holder === node.id) listener(key);
         })
         .then(
           (off) => {

@@ -82,9 +82,10 @@ async function kill_node_connection(target: PostgresGatewayStore): Promise<void>
 describe('migrations', () => {
   it('run from empty, then again on a migrated database without a change', async () => {
     const first = await migrate({ url: database.url });
-    expect(first.applied).toEqual(['001_gateway_and_sessions']);
+    const all = ['001_gateway_and_sessions', '002_conversation_holder'];
+    expect(first.applied).toEqual(all);
     const again = await migrate({ url: database.url });
-    expect(again).toEqual({ applied: [], current: ['001_gateway_and_sessions'] });
+    expect(again).toEqual({ applied: [], current: all });
     // two nodes migrating at once take turns
     const both = await Promise.all([
       migrate({ url: database.url }),
@@ -191,30 +192,37 @@ describe('the gateway store', () => {
     await a.lock.release(claim);
   });
 
-  it('hints the other nodes when a message is logged and when a claim is left with work', async () => {
+  it('leaves a message to the node that worked its conversation last, and hints it', async () => {
     const a = await store();
     const b = await store();
     const heard: string[] = [];
     let wake = () => {};
     const off = b.on_wake?.((key) => {
-      heard.push(key);
+      heard.push(`mine ${key}`);
       wake();
     });
     await b.node.query('SELECT 1'); // LISTEN is in place once the node connection answers
     const key = 'webhook:wake-1';
-    const until = (count: number) =>
+    const until = (text: string) =>
       new Promise<void>((resolve) => {
         wake = () => {
-          if (heard.filter((k) => k === key).length >= count) resolve();
+          if (heard.includes(text)) resolve();
         };
         wake();
       });
-    await a.log.append(message('wake-1', 'hi'));
-    await until(1);
-    const claim = await a.lock.claim(key);
-    if (claim === null) throw new Error('no claim');
-    await a.lock.release(claim);
-    await until(2);
+    expect(await a.log.append(message('wake-1', 'first'))).toEqual({ appended: true, seq: 1 });
+    const by_b = await b.lock.claim(key);
+    if (by_b === null) throw new Error('no claim');
+    await b.log.mark_done(key, 1, by_b);
+    await b.lock.release(by_b);
+    // B worked it last: a message logged on A is B's, and B is told
+    expect(await a.log.append(message('wake-1', 'second'))).toEqual({
+      appended: true,
+      seq: 2,
+      elsewhere: true,
+    });
+    await until(`mine ${key}`);
+    expect(await a.waiting_longer_than?.(0)).toContain(key);
     off?.();
   });
 
