@@ -1,10 +1,10 @@
 /**
- * `lich db migrate` against a real PostgreSQL server (`LICH_TEST_DATABASE_URL`, or one the test
+ * `lich db migrate` and `lich serve --store` against a real PostgreSQL server (`LICH_TEST_DATABASE_URL`, or one the test
  * starts): the migrations run from empty, then again without a change; the URL is required.
  */
 import { start_test_database, type TestDatabase } from '@lich/testkit/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { make_sandbox, run_lich, type Sandbox } from './helpers.js';
+import { make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
 
 let database: TestDatabase;
 let sandbox: Sandbox;
@@ -53,5 +53,27 @@ describe('lich db migrate', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/cannot migrate postgres:\/\/.*ECONNREFUSED/);
+  });
+});
+
+describe('lich serve --store', () => {
+  it('keeps sessions in the database it names, and refuses one that is not migrated', async () => {
+    const env = openai_env(sandbox, 'http://127.0.0.1:9');
+    const served = await run_lich(['serve', '--stdio', '--store', database.url], {
+      cwd: sandbox.work_dir,
+      env,
+      input: '',
+    });
+    expect(served.stderr).toMatch(/lich serve: sessions in postgres:\/\//);
+    expect(served.code).toBe(0);
+    const bare = new URL(database.url);
+    bare.pathname = '/postgres_unmigrated_nowhere';
+    const refused = await run_lich(['serve', '--stdio', '--store', bare.toString()], {
+      cwd: sandbox.work_dir,
+      env,
+      input: '',
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/postgres_unmigrated_nowhere/);
   });
 });
