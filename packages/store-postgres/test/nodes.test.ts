@@ -159,7 +159,8 @@ describe('three gateway nodes on one database', () => {
     for (let index = 0; index < CONVERSATIONS; index += 1) {
       const chat = `c${index}`;
       const request = model.requests.find((seen) => last_user(seen.body) === `${chat} m${half}`);
-      const said = (request?.body as { messages: Message[] }).messages.map((m) => m.content);
+      const body = (request?.body ?? { messages: [] }) as { messages: Message[] };
+      const said = body.messages.map((m) => m.content);
       expect(said).toContain(`re: ${chat} m${half - 1}`);
       expect(said).toContain(`${chat} m0`);
     }
