@@ -90,9 +90,10 @@ describe('the Twitch adapter against the fake chat server', () => {
     await fake.wait_for_sent(30, { timeout_ms: 20_000 });
     const times = fake.sent.map((sent) => sent.at);
     for (let index = limit; index < times.length; index += 1) {
-      // the fake's clock sees a send a little after the window let it go; never early
+      // the fake's clock sees a send after the window let it go, later still on a loaded machine
+      // (an earlier send seen late shortens a gap); without the window the gaps would be ~0 ms
       expect((times[index] as number) - (times[index - limit] as number)).toBeGreaterThanOrEqual(
-        window_ms - 50,
+        window_ms - 250,
       );
     }
   });
