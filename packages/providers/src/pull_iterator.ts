@@ -37,7 +37,13 @@ export class PullIterator<T> implements AsyncGenerator<T, void, undefined> {
   #closed = false;
   #pulling = false;
   #last_pull: Promise<IteratorResult<T, void>> | undefined;
-  #aborted: Promise<never> | undefined;
+  /**
+   * Rejects the read in flight (an iterable source with a signal): set for each read, cleared when
+   * it settles. A promise per read rather than `Promise.race` with one abort promise, which would
+   * gain a reaction per read that holds that read's chunk until the stream ends.
+   */
+  #reject_read: ((reason: unknown) => void) | undefined;
+  #race_abort = false;
   #remove_abort: (() => void) | undefined;
 
   constructor(source: ByteSource, decoder: ChunkDecoder<T>, signal?: AbortSignal) {
@@ -69,12 +75,10 @@ export class PullIterator<T> implements AsyncGenerator<T, void, undefined> {
         if (iterator.return) Promise.resolve(iterator.return()).catch(() => undefined);
       };
       if (signal) {
-        this.#aborted = new Promise<never>((_, reject) => {
-          const on_abort = () => reject(abort_reason(signal));
-          signal.addEventListener('abort', on_abort, { once: true });
-          this.#remove_abort = () => signal.removeEventListener('abort', on_abort);
-        });
-        this.#aborted.catch(() => undefined);
+        this.#race_abort = true;
+        const on_abort = () => this.#reject_read?.(abort_reason(signal));
+        signal.addEventListener('abort', on_abort, { once: true });
+        this.#remove_abort = () => signal.removeEventListener('abort', on_abort);
       }
     }
   }
@@ -115,8 +119,25 @@ export class PullIterator<T> implements AsyncGenerator<T, void, undefined> {
     } catch (error) {
       return this.#fail(error);
     }
-    const raced = this.#aborted ? Promise.race([read, this.#aborted]) : read;
+    const raced = this.#race_abort ? this.#abortable(read) : read;
     return raced.then(this.#on_read, this.#on_error);
+  }
+
+  /** `read`, or the signal's reason as soon as it fires while `read` is pending. */
+  #abortable(read: Read): Read {
+    return new Promise((resolve, reject) => {
+      this.#reject_read = reject;
+      read.then(
+        (result) => {
+          this.#reject_read = undefined;
+          resolve(result);
+        },
+        (error: unknown) => {
+          this.#reject_read = undefined;
+          reject(error);
+        },
+      );
+    });
   }
 
   readonly #on_read = (

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { read_fixture } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { read_sse } from './read_sse.js';
@@ -175,6 +177,27 @@ describe('read_sse', () => {
         }
       })(),
     ).rejects.toThrow('stop again');
+  });
+
+  it('with a signal, lets go of each chunk once it is read (not only when the stream ends)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let first: WeakRef<Uint8Array> | undefined;
+    const source = (async function* () {
+      for (let index = 0; index < 50; index += 1) {
+        const chunk = encoder.encode(`data: ${index}\n\n`);
+        first ??= new WeakRef(chunk);
+        yield chunk;
+      }
+    })();
+    const controller = new AbortController();
+    const events = read_sse(source, { signal: controller.signal });
+    for (let index = 0; index < 10; index += 1) await events.next();
+    // a WeakRef holds its target until the current job ends: collect on a later turn
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(first?.deref()).toBeUndefined();
+    await events.return();
   });
 
   it('reads the recorded Anthropic stream', async () => {
