@@ -11,11 +11,15 @@
  * exactly once (counted by the reply's idempotency key) and each conversation in send order.
  * The database: `LICH_BENCH_DATABASE_URL` or `LICH_TEST_DATABASE_URL`'s server, else one started
  * from the system's initdb; a fresh database per run. `pnpm bench:gateway-pg`.
+ * On stderr, per run: the nodes' and the database's CPU seconds, and what each node did (messages,
+ * conversations, claims taken over, slot occupancy; see `gateway_pg_trace.ts`), to tell uneven
+ * work from a loaded machine. `LICH_BENCH_CONVERSATIONS`, `LICH_BENCH_MESSAGES` and
+ * `LICH_BENCH_SLOTS` change the load (the same for every node count).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrate } from '@lich/store-postgres';
+import { migrate, open_pool } from '@lich/store-postgres';
 import { start_openai_server } from '@lich/testkit';
 import { start_test_database } from '@lich/testkit/postgres';
 import {
@@ -28,11 +32,12 @@ import {
   start_node,
   stop_node,
 } from './gateway_cluster.js';
+import { format_trace, install_trace, read_trace } from './gateway_pg_trace.js';
 import type { BenchRow } from './types.js';
 
-const CONVERSATIONS = 24;
-const MESSAGES = 10;
-const SLOTS_PER_NODE = 2;
+const CONVERSATIONS = Number(process.env.LICH_BENCH_CONVERSATIONS ?? 24);
+const MESSAGES = Number(process.env.LICH_BENCH_MESSAGES ?? 10);
+const SLOTS_PER_NODE = Number(process.env.LICH_BENCH_SLOTS ?? 2);
 const ANSWER_DELAY_MS = 200;
 const NODE_COUNTS = [1, 2, 3];
 const TARGET_RATIO = 2.5;
@@ -45,6 +50,31 @@ interface RunResult {
   redelivered: number;
 }
 
+/** User + system CPU seconds of a process so far (Linux `/proc`; 0 elsewhere). */
+async function cpu_seconds(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The server processes of the database's connections (the server runs on this machine). */
+async function backend_pids(url: string): Promise<number[]> {
+  const pool = open_pool({ url, max_connections: 1 });
+  try {
+    const { rows } = await pool.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.map((row) => row.pid);
+  } finally {
+    await pool.end();
+  }
+}
+
 async function run_nodes(count: number, model_url: string): Promise<RunResult> {
   if (process.env.LICH_BENCH_DATABASE_URL) {
     process.env.LICH_TEST_DATABASE_URL = process.env.LICH_BENCH_DATABASE_URL;
@@ -55,6 +85,7 @@ async function run_nodes(count: number, model_url: string): Promise<RunResult> {
   const nodes: GatewayNode[] = [];
   try {
     await migrate({ url: database.url });
+    await install_trace(database.url);
     nodes.push(
       ...(await Promise.all(
         Array.from({ length: count }, (_, index) =>
@@ -94,7 +125,15 @@ async function run_nodes(count: number, model_url: string): Promise<RunResult> {
       if (got.map((reply) => reply.text).join('\n') !== expected.join('\n')) ordered = false;
       if (new Set(got.map((reply) => reply.in_reply_to)).size !== got.length) exactly_once = false;
     }
+    const cpu = await Promise.all(nodes.map((node) => cpu_seconds(node.child.pid)));
+    const backends = await backend_pids(database.url);
+    const database_cpu = (await Promise.all(backends.map(cpu_seconds))).reduce((a, b) => a + b, 0);
     await Promise.all(nodes.map(stop_node));
+    process.stderr.write(
+      `    CPU: nodes ${cpu.map((s) => `${s.toFixed(1)} s`).join(', ')}; ` +
+        `${backends.length} database backends ${database_cpu.toFixed(1)} s\n`,
+    );
+    process.stderr.write(format_trace(await read_trace(database.url), SLOTS_PER_NODE));
     return { nodes: count, messages_per_s: total / seconds, exactly_once, ordered, redelivered };
   } finally {
     for (const node of nodes) if (node.alive) node.child.kill('SIGKILL');

@@ -94,6 +94,8 @@ interface LiveConversation {
   last_active: number;
   /** A shared store: the epoch of this node's last claim (its live session is current after it). */
   last_epoch: number;
+  /** Whether the last pump got the claim (one that did not looks for no more work after it). */
+  claimed: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -191,8 +193,9 @@ export class GatewayBus implements GatewayIngress {
     if (this.store.shared === true && this.#state === 'open') {
       // NOTIFY is only a hint: polling finds what a dead node left or a lost hint missed
       this.#unwake =
-        this.store.on_wake?.((key) => {
-          if (this.#state === 'open') this.#schedule(key);
+        this.store.on_wake?.((key, kind) => {
+          // a new conversation is for a node with a free slot; a busy one leaves it to the others
+          if (this.#state === 'open' && (kind !== 'new' || this.#runs.free)) this.#schedule(key);
         }) ?? null;
       this.#poll = setInterval(() => void this.#look_for_work(), this.#options.poll_ms ?? 1000);
       this.#poll.unref();
@@ -205,7 +208,6 @@ export class GatewayBus implements GatewayIngress {
     if (this.#polling || this.#state !== 'open' || !this.#runs.free) return;
     this.#polling = true;
     try {
-      const poll_ms = this.#options.poll_ms ?? 1000;
       const keys =
         this.store.waiting_longer_than === undefined
           ? new Set([
@@ -373,6 +375,7 @@ export class GatewayBus implements GatewayIngress {
         in_flight: null,
         last_active: 0,
         last_epoch: 0,
+        claimed: false,
       };
       this.#live.set(key, conversation);
     }
@@ -389,7 +392,19 @@ export class GatewayBus implements GatewayIngress {
         conversation.pump = null;
         if (conversation.wake && this.#state !== 'aborting' && this.#state !== 'closed') {
           this.#schedule(key);
-        } else this.#evict();
+        } else {
+          this.#evict();
+          // a slot freed with nothing queued here: take what waits on a busy (or dead) node now,
+          // not at the next poll
+          if (
+            conversation.claimed &&
+            this.store.shared === true &&
+            this.#runs.free &&
+            this.#runs.waiting === 0
+          ) {
+            void this.#look_for_work();
+          }
+        }
       });
   }
 
@@ -403,6 +418,7 @@ export class GatewayBus implements GatewayIngress {
   async #pump(conversation: LiveConversation): Promise<void> {
     const { key } = conversation;
     const shared = this.store.shared === true;
+    conversation.claimed = false;
     if (shared) {
       await this.#runs.acquire();
       if (this.#state === 'aborting' || this.#state === 'closed') {
@@ -417,6 +433,7 @@ export class GatewayBus implements GatewayIngress {
       if (shared) this.#runs.release();
       throw error;
     }
+    conversation.claimed = claim !== null;
     if (claim === null) {
       if (shared) this.#runs.release();
       conversation.wake = false; // another worker has it, and will see the message

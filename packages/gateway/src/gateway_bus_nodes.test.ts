@@ -4,7 +4,7 @@
  * message (B's claim failed, A had already looked), in both the local and the shared pump.
  */
 
-import { FakeSessionHost } from '@lich/testkit/session_host';
+import { FakeSessionHost, gate } from '@lich/testkit/session_host';
 import { describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
 import { make_bus } from '../test/support.js';
@@ -69,5 +69,77 @@ describe.each([
       await node.bus.drain();
       await node.bus.close();
     }
+  });
+});
+
+describe('GatewayBus on two nodes of a shared store, new conversations', () => {
+  it('leaves a new conversation to the node with a free slot when its own slots are busy', async () => {
+    const listeners = new Set<(key: string, kind: 'mine' | 'new') => void>();
+    const inner = memory_store();
+    // the store's hint as a database sends it: to every node, when a message of a conversation
+    // nobody worked yet was logged
+    const store: GatewayStore = {
+      ...inner,
+      shared: true,
+      log: {
+        pending: (key) => inner.log.pending(key),
+        mark_done: (key, seq, claim) => inner.log.mark_done(key, seq, claim),
+        pending_conversations: () => inner.log.pending_conversations(),
+        session_of: (key) => inner.log.session_of(key),
+        bind_session: (key, id, claim) => inner.log.bind_session(key, id, claim),
+        append: async (message) => {
+          const appended = await inner.log.append(message);
+          if (appended.appended && message.chat_id === 'new') {
+            for (const listener of listeners) listener(message.conversation_key, 'new');
+          }
+          return appended;
+        },
+      },
+      on_wake: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const disk: FakeSessionHost['disk'] = new Map();
+    const held = gate();
+    const started = gate();
+    const busy = await make_bus({
+      host: new FakeSessionHost({
+        disk,
+        behaviour: async (turn) => {
+          if (turn.input.includes('long')) {
+            started.open();
+            await held.promise;
+          }
+          return `re: ${turn.input}`;
+        },
+      }),
+      adapter: new FakeAdapter(),
+      store,
+      max_concurrency: 1,
+      poll_ms: 60_000,
+    });
+    const idle = await make_bus({
+      host: new FakeSessionHost({ disk, behaviour: (turn) => `re: ${turn.input}` }),
+      adapter: new FakeAdapter(),
+      store,
+      max_concurrency: 1,
+      poll_ms: 60_000,
+    });
+    await busy.bus.receive(make_message({ chat: 'old', text: 'long' }));
+    await started.promise;
+    expect(busy.bus.runs_in_flight).toBe(1);
+    // logged on the busy node, answered by the idle one while the busy one still runs
+    await busy.bus.receive(make_message({ chat: 'new', text: 'hello' }));
+    await idle.adapter.until(() => idle.adapter.texts('test:new').length === 1, 5_000);
+    expect(idle.adapter.texts('test:new')).toEqual(['re: hello']);
+    expect(busy.adapter.texts('test:new')).toEqual([]);
+    held.open();
+    await busy.adapter.until(() => busy.adapter.texts('test:old').length === 1, 5_000);
+    for (const node of [busy, idle]) {
+      await node.bus.drain();
+      await node.bus.close();
+    }
+    expect(busy.adapter.texts('test:new')).toEqual([]);
   });
 });

@@ -155,14 +155,16 @@ export interface GatewayStore {
    */
   readonly shared?: boolean;
   /**
-   * Hints that a message was logged on another node for a conversation this node worked last
-   * (`append` said `elsewhere` there). Only a hint: it may be late, lost or repeated; polling is
-   * the fallback. Returns the unsubscribe.
+   * Hints that a message was logged on another node: `mine` for a conversation this node worked
+   * last (`append` said `elsewhere` there), `new` for one no node has worked yet (the bus takes
+   * it only with a free run slot, so new conversations go to idle nodes). Only a hint: it may be
+   * late, lost or repeated; polling is the fallback. Returns the unsubscribe.
    */
-  on_wake?(listener: (conversation_key: string) => void): () => void;
+  on_wake?(listener: (conversation_key: string, kind: 'mine' | 'new') => void): () => void;
   /**
-   * The conversations with a message (or a reply chunk) waiting longer than `ms`: what a node
-   * that died left, or a busy node has not reached. The bus polls this (all pending when absent).
+   * The conversations with a message (or a reply chunk) waiting longer than `ms` that no node is
+   * running now, oldest first: what a node that died left, or a busy node has not reached. The
+   * bus polls this (all pending when absent), and looks once more whenever a run slot frees.
    */
   waiting_longer_than?(ms: number): Promise<string[]>;
   /** Waits until this node holds the ingress lease `name`; rejects when `signal` fires first. */

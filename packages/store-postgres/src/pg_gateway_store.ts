@@ -18,8 +18,9 @@ import { assert_migrated } from './migrate.js';
 import { NODE_KEY, NodeConnection } from './node_connection.js';
 
 /**
- * The NOTIFY channel that hints a node that a message was logged for a conversation it worked
- * last. Payload: `mine\n<node id>\n<conversation key>`.
+ * The NOTIFY channel of wake-up hints. Payload `mine\n<node id>\n<conversation key>`: a message
+ * was logged for a conversation that node worked last. Payload `new\n\n<conversation key>`: a
+ * message was logged for a conversation no node has worked yet, for any node with a free slot.
  */
 export const WAKE_CHANNEL = 'lich_gateway_wake';
 
@@ -88,11 +89,17 @@ export class PgConversationLog implements ConversationLog {
         );
         if (probe.rows[0]?.dead === true) elsewhere = false;
       }
+      // the holder is hinted; a conversation nobody worked yet goes to whichever node is free
+      let hint: string | null = null;
+      if (elsewhere) hint = `mine\n${holder}\n${message.conversation_key}`;
+      else if (holder === null && message.conversation_key.length <= NOTIFY_LIMIT) {
+        hint = `new\n\n${message.conversation_key}`;
+      }
       const inserted = await client.query(
         `INSERT INTO inbound (platform, account, platform_message_id, conversation_key, seq, message)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT DO NOTHING
-         RETURNING (CASE WHEN $7 THEN pg_notify('${WAKE_CHANNEL}', $8) END)`,
+         RETURNING (CASE WHEN $7::text IS NOT NULL THEN pg_notify('${WAKE_CHANNEL}', $7::text) END)`,
         [
           message.platform,
           message.account,
@@ -100,8 +107,7 @@ export class PgConversationLog implements ConversationLog {
           message.conversation_key,
           seq,
           JSON.stringify(message),
-          elsewhere,
-          `mine\n${holder ?? ''}\n${message.conversation_key}`,
+          hint,
         ],
       );
       if (inserted.rowCount === 0) {
@@ -303,7 +309,7 @@ export interface PostgresGatewayStore extends GatewayStore {
  */
 export async function open_postgres_gateway_store(
   options: DatabaseOptions & {
-    /** A conversation another live node works is taken once a message waited this long (5 s). */
+    /** A conversation another live node works is taken once a message waited this long (1.5 s). */
     steal_after_ms?: number;
   },
 ): Promise<PostgresGatewayStore> {
@@ -325,12 +331,27 @@ export async function open_postgres_gateway_store(
     lock: new PgConversationLock(pool, node, options.steal_after_ms),
     outbox: new PgOutbox(pool),
     waiting_longer_than: async (ms: number) => {
+      // oldest first, and none that a node is running now (its claim is held): those are no use
+      // to a node looking for work
       const { rows } = await pool.query<{ conversation_key: string }>(
-        `SELECT conversation_key FROM inbound WHERE NOT done
-         GROUP BY conversation_key HAVING min(logged_at) < now() - make_interval(secs => $1)
-         UNION
-         SELECT conversation_key FROM outbox
-         WHERE sent_at IS NULL AND created_at < now() - make_interval(secs => $1)`,
+        `WITH w AS (
+           SELECT conversation_key, min(logged_at) AS since FROM inbound WHERE NOT done
+           GROUP BY conversation_key HAVING min(logged_at) < now() - make_interval(secs => $1)
+           UNION ALL
+           SELECT conversation_key, min(created_at) FROM outbox WHERE sent_at IS NULL
+           GROUP BY conversation_key HAVING min(created_at) < now() - make_interval(secs => $1)),
+         k AS (
+           SELECT conversation_key, min(since) AS since,
+             hashtextextended('lich:conversation:' || conversation_key, 0) AS lock_key
+           FROM w GROUP BY conversation_key)
+         SELECT conversation_key FROM k
+         WHERE NOT EXISTS (
+           SELECT 1 FROM pg_locks l
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND l.classid = ((k.lock_key >> 32) & 4294967295)::oid
+             AND l.objid = (k.lock_key & 4294967295)::oid)
+         ORDER BY since`,
         [ms / 1000],
       );
       return rows.map((row) => row.conversation_key);
@@ -343,7 +364,8 @@ export async function open_postgres_gateway_store(
           const [kind, holder, ...rest] = payload.split('\n');
           const key = rest.join('\n');
           if (key === '') return;
-          if (kind === 'mine' && holder === node.id) listener(key);
+          if (kind === 'mine' && holder === node.id) listener(key, 'mine');
+          else if (kind === 'new') listener(key, 'new');
         })
         .then(
           (off) => {

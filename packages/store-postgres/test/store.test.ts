@@ -197,8 +197,8 @@ describe('the gateway store', () => {
     const b = await store();
     const heard: string[] = [];
     let wake = () => {};
-    const off = b.on_wake?.((key) => {
-      heard.push(`mine ${key}`);
+    const off = b.on_wake?.((key, kind) => {
+      heard.push(`${kind} ${key}`);
       wake();
     });
     await b.node.query('SELECT 1'); // LISTEN is in place once the node connection answers
@@ -211,6 +211,8 @@ describe('the gateway store', () => {
         wake();
       });
     expect(await a.log.append(message('wake-1', 'first'))).toEqual({ appended: true, seq: 1 });
+    // nobody worked it yet: every node hears of it, and one with a free slot takes it
+    await until(`new ${key}`);
     const by_b = await b.lock.claim(key);
     if (by_b === null) throw new Error('no claim');
     await b.log.mark_done(key, 1, by_b);
@@ -222,7 +224,13 @@ describe('the gateway store', () => {
       elsewhere: true,
     });
     await until(`mine ${key}`);
+    expect(heard.filter((text) => text.endsWith(key))).toEqual([`new ${key}`, `mine ${key}`]);
     expect(await a.waiting_longer_than?.(0)).toContain(key);
+    // while a node runs it (holds the claim) it is nobody else's work
+    const running = await b.lock.claim(key);
+    if (running === null) throw new Error('no claim');
+    expect(await a.waiting_longer_than?.(0)).not.toContain(key);
+    await b.lock.release(running);
     off?.();
   });
 
