@@ -89,6 +89,26 @@ export function parse_rule(text: string): PermissionRule {
   return { text: text.trim(), tool: glob_regex(match[1] as string, 'text'), pattern };
 }
 
+/** The argument patterns of each rule, compiled on first use: rules are checked on every call. */
+const COMPILED = new WeakMap<PermissionRule, { command?: RegExp; path?: RegExp }>();
+
+function compiled_pattern(rule: PermissionRule, pattern: string, kind: 'command' | 'path'): RegExp {
+  let entry = COMPILED.get(rule);
+  if (entry === undefined) {
+    entry = {};
+    COMPILED.set(rule, entry);
+  }
+  let regex = entry[kind];
+  if (regex === undefined) {
+    regex =
+      kind === 'command'
+        ? glob_regex(normalise_command(pattern), 'text')
+        : glob_regex(pattern.replace(/^\.\//, ''), 'path');
+    entry[kind] = regex;
+  }
+  return regex;
+}
+
 /** Writes `text` so a rule matches it literally (`*`, `?`, `\` and parentheses escaped). */
 export function escape_pattern(text: string): string {
   return text.replace(/[*?\\]/g, '\\$&');
@@ -148,7 +168,7 @@ export function rule_matches(
   const argument = rule_argument(tool, args, work_dir);
   if (argument === undefined) return false;
   if (COMMAND_TOOLS.has(tool)) {
-    const pattern = glob_regex(normalise_command(rule.pattern), 'text');
+    const pattern = compiled_pattern(rule, rule.pattern, 'command');
     const { parts, opaque } = command_parts(argument);
     if (effect === 'allow') {
       return !opaque && parts.length > 0 && parts.every((part) => pattern.test(part));
@@ -156,6 +176,6 @@ export function rule_matches(
     return pattern.test(argument) || parts.some((part) => pattern.test(part));
   }
   if (effect === 'allow' && rule_path(argument, work_dir) === null) return false;
-  const pattern = glob_regex(rule.pattern.replace(/^\.\//, ''), 'path');
+  const pattern = compiled_pattern(rule, rule.pattern, 'path');
   return pattern.test(argument);
 }

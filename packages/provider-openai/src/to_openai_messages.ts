@@ -11,39 +11,62 @@ export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
  * has `content: null` (the canonical form); empty tool arguments become `{}`. Tool results keep
  * their `tool_call_id`; the API has no error flag, so `is_error` is carried by the text alone.
  * Reasoning is sent back only under `reasoning_field` (most servers reject or ignore it).
+ * Each message object is mapped once and its wire form reused by later calls (a run resends its
+ * whole history every turn): a message changed in place after it was sent is not seen again, and
+ * the wire objects returned must not be changed.
  */
 export function to_openai_messages(
   messages: readonly Message[],
   reasoning_field?: OpenAiReasoningField,
 ): OpenAiMessage[] {
+  const cache = WIRE_CACHE[reasoning_field ?? 'none'];
   const result: OpenAiMessage[] = [];
   for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-      case 'user':
-        result.push({ role: message.role, content: message.content });
-        break;
-      case 'assistant': {
-        const calls = message.tool_calls ?? [];
-        const wire: Extract<OpenAiMessage, { role: 'assistant' }> = {
-          role: 'assistant',
-          content: message.content === '' && calls.length > 0 ? null : message.content,
-        };
-        if (calls.length > 0) {
-          wire.tool_calls = calls.map((call) => ({
-            id: call.id,
-            type: 'function',
-            function: { name: call.name, arguments: call.arguments.trim() || '{}' },
-          }));
-        }
-        if (reasoning_field && message.reasoning) wire[reasoning_field] = message.reasoning;
-        result.push(wire);
-        break;
-      }
-      case 'tool':
-        result.push({ role: 'tool', tool_call_id: message.tool_call_id, content: message.content });
-        break;
+    let wire = cache.get(message);
+    if (wire === undefined) {
+      wire = to_openai_message(message, reasoning_field);
+      if (wire === undefined) continue; // not a role the API knows
+      cache.set(message, wire);
     }
+    result.push(wire);
   }
   return result;
+}
+
+/** Wire forms already made, per message object and reasoning field. */
+const WIRE_CACHE: Record<OpenAiReasoningField | 'none', WeakMap<Message, OpenAiMessage>> = {
+  none: new WeakMap(),
+  reasoning_content: new WeakMap(),
+  reasoning: new WeakMap(),
+};
+
+function to_openai_message(
+  message: Message,
+  reasoning_field: OpenAiReasoningField | undefined,
+): OpenAiMessage | undefined {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant': {
+      const calls = message.tool_calls ?? [];
+      const wire: Extract<OpenAiMessage, { role: 'assistant' }> = {
+        role: 'assistant',
+        content: message.content === '' && calls.length > 0 ? null : message.content,
+      };
+      if (calls.length > 0) {
+        wire.tool_calls = calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments.trim() || '{}' },
+        }));
+      }
+      if (reasoning_field && message.reasoning) wire[reasoning_field] = message.reasoning;
+      return wire;
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    default:
+      return undefined;
+  }
 }

@@ -6,19 +6,26 @@ export interface IdleTimeoutOptions {
   idle_timeout_ms: number;
   provider: string;
   model: string;
-  /** The caller's signal; `signal` below also fires when it does. */
+  /** The caller's signal; `signal` below also fires when it does (until `clear`). */
   signal?: AbortSignal;
 }
 
 /** An idle timer bound to one request. */
 export interface IdleTimeout {
-  /** Fires on the caller's abort or on the timeout; pass it to `fetch`. */
+  /** Fires on the caller's abort, on the timeout or on `stop`; pass it to the transport. */
   readonly signal: AbortSignal;
   /** Whether the timer fired (as opposed to the caller aborting). */
   readonly timed_out: boolean;
+  /** Whether `stop` fired `signal`. */
+  readonly stopped: boolean;
   /** Restarts the timer: call it whenever bytes arrive. No effect once fired or cleared. */
   touch(): void;
-  /** Stops the timer for good (the request finished). Idempotent. */
+  /** Fires `signal` with an `AbortError` (the request's own cancel) and clears the timer. */
+  stop(): void;
+  /**
+   * Stops the timer for good and stops listening to the caller's signal (the request finished).
+   * Idempotent.
+   */
   clear(): void;
   /** The `ProviderError` of kind `timeout` the request was aborted with. */
   error(): ProviderError;
@@ -28,6 +35,10 @@ export interface IdleTimeout {
  * Starts an idle timer for one request: when `touch` is not called for `idle_timeout_ms`, `signal`
  * aborts with a `ProviderError` of kind `timeout` (retryable). The timer does not keep the process
  * alive. Must not throw.
+ *
+ * The caller's signal is followed through one listener, removed by `clear`, rather than
+ * `AbortSignal.any`: that costs a dependent signal per request, kept until garbage collection,
+ * and this runs once per model call.
  */
 export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
   const controller = new AbortController();
@@ -57,20 +68,34 @@ export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
     }
   };
   touch();
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, controller.signal])
-    : controller.signal;
+  let stopped = false;
+  const caller = options.signal;
+  const follow = () => controller.abort(caller?.reason);
+  if (caller?.aborted) follow();
+  else caller?.addEventListener('abort', follow, { once: true });
+  const clear = () => {
+    cleared = true;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    caller?.removeEventListener('abort', follow);
+  };
   return {
-    signal,
+    signal: controller.signal,
     get timed_out() {
       return timed_out;
     },
-    touch,
-    clear() {
-      cleared = true;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+    get stopped() {
+      return stopped;
     },
+    touch,
+    stop() {
+      if (!controller.signal.aborted) {
+        stopped = true;
+        controller.abort(new DOMException('the request was cancelled', 'AbortError'));
+      }
+      clear();
+    },
+    clear,
     error,
   };
 }

@@ -66,16 +66,16 @@ interface Guard {
   model: string;
   signal: AbortSignal | undefined;
   idle: IdleTimeout;
-  /** Fired by `cancel()`. */
-  local: AbortSignal;
 }
 
 function failure(error: unknown, guard: Guard): ProviderError {
   const { provider, model } = guard;
   // After an abort, whatever the transport called the break (a reset, a cut) was the abort.
-  const aborted = guard.signal?.aborted ? guard.signal : guard.local;
   if (guard.idle.timed_out && !guard.signal?.aborted) return guard.idle.error();
-  if (aborted.aborted) return to_provider_error(undefined, { provider, model, signal: aborted });
+  if (guard.signal?.aborted || guard.idle.stopped) {
+    const signal = guard.signal?.aborted ? guard.signal : guard.idle.signal;
+    return to_provider_error(undefined, { provider, model, signal });
+  }
   return to_provider_error(error, { provider, model });
 }
 
@@ -164,10 +164,9 @@ export async function post_json(
     model,
     signal: options.signal,
   });
-  // `cancel()` aborts through its own controller, since a body being read is locked.
-  const local = new AbortController();
-  const guard: Guard = { provider, model, signal: options.signal, idle, local: local.signal };
-  const request_signal = AbortSignal.any([idle.signal, local.signal]);
+  // `cancel()` aborts through the idle timer's signal (`stop`), since a body being read is locked.
+  const guard: Guard = { provider, model, signal: options.signal, idle };
+  const request_signal = idle.signal;
   const transport = options.fetch === undefined ? node_transport : fetch_transport(options.fetch);
   let response: HttpExchange;
   try {
@@ -264,9 +263,8 @@ export async function post_json(
       return response.release?.() ?? Promise.resolve();
     },
     async cancel() {
-      idle.clear();
       used = true;
-      local.abort();
+      idle.stop();
       await chunks.return(undefined).catch(() => undefined);
     },
   };

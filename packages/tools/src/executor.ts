@@ -1,4 +1,5 @@
 import type {
+  JsonSchema,
   Tool,
   ToolContext,
   ToolOutput,
@@ -152,72 +153,91 @@ export class ToolExecutor implements ToolRunner {
       const parsed = parse_arguments(name, tool.parameters, json_schema, args);
       if (!parsed.ok) return finish({ ok: false, output: parsed.error, error: parsed.error });
 
+      // The run's abort reaches the call's own controller through one listener, removed when the
+      // call ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
       const run_signal = context.signal;
       const controller = new AbortController();
-      const signal =
-        run_signal === undefined
-          ? controller.signal
-          : AbortSignal.any([run_signal, controller.signal]);
-      const run_context: ToolRunContext = {
-        ...context,
-        work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
-        signal,
-        max_output_chars: this.max_output_chars,
-        sandbox: this.sandbox,
-      };
-      if (signal.aborted) return finish(aborted_result(name));
-
-      let call_args: unknown = parsed.args;
-      for (const hook of this.#hooks) {
-        if (hook.before_tool_call === undefined) continue;
-        let decision: BeforeToolCallResult | undefined;
-        try {
-          decision = (await hook.before_tool_call(name, call_args, run_context)) ?? undefined;
-        } catch (error) {
-          const reason = `a before_tool_call hook failed: ${message_of(error)}`;
-          return finish({
-            ok: false,
-            output: `Tool call '${name}' blocked: ${reason}`,
-            error: reason,
-          });
-        }
-        if (decision?.block !== undefined) {
-          const reason = String(decision.block);
-          return finish({
-            ok: false,
-            output: `Tool call '${name}' blocked: ${reason}`,
-            error: reason,
-          });
-        }
-        if (decision?.args !== undefined) {
-          const again = parse_arguments(name, tool.parameters, json_schema, decision.args);
-          if (!again.ok) return finish({ ok: false, output: again.error, error: again.error });
-          call_args = again.args;
-        }
+      const follow = () => controller.abort(run_signal?.reason);
+      if (run_signal?.aborted) follow();
+      else run_signal?.addEventListener('abort', follow, { once: true });
+      try {
+        return await this.#call(tool, name, json_schema, parsed.args, context, controller, finish);
+      } finally {
+        run_signal?.removeEventListener('abort', follow);
       }
-
-      // a hook sees the context and could swap the sandbox: the executor's own one always runs
-      run_context.sandbox = this.sandbox;
-      const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
-      const outcome = await this.#run(tool, call_args, run_context, controller, timeout_ms);
-      let result = finish(outcome);
-      for (const hook of this.#hooks) {
-        if (hook.after_tool_call === undefined) continue;
-        try {
-          const replaced = await hook.after_tool_call(name, call_args, result, run_context);
-          if (replaced !== undefined && replaced !== null && typeof replaced === 'object') {
-            result = finish(replaced);
-          }
-        } catch {
-          // an observer's failure must not change what the model is told
-        }
-      }
-      return result;
     } catch (error) {
       // nothing above should throw; this is the last line of the never-throw contract
       const reason = `internal error running '${name}': ${message_of(error)}`;
       return finish({ ok: false, output: reason, error: reason });
     }
+  }
+
+  /** The hooks, the tool and the hooks after it, for one call whose arguments are valid. */
+  async #call(
+    tool: Tool<unknown>,
+    name: string,
+    json_schema: JsonSchema,
+    args: unknown,
+    context: ToolContext,
+    controller: AbortController,
+    finish: (result: Omit<ToolResult, 'duration_ms'>) => ToolResult,
+  ): Promise<ToolResult> {
+    const signal = controller.signal;
+    const run_context: ToolRunContext = {
+      ...context,
+      work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
+      signal,
+      max_output_chars: this.max_output_chars,
+      sandbox: this.sandbox,
+    };
+    if (signal.aborted) return finish(aborted_result(name));
+
+    let call_args: unknown = args;
+    for (const hook of this.#hooks) {
+      if (hook.before_tool_call === undefined) continue;
+      let decision: BeforeToolCallResult | undefined;
+      try {
+        decision = (await hook.before_tool_call(name, call_args, run_context)) ?? undefined;
+      } catch (error) {
+        const reason = `a before_tool_call hook failed: ${message_of(error)}`;
+        return finish({
+          ok: false,
+          output: `Tool call '${name}' blocked: ${reason}`,
+          error: reason,
+        });
+      }
+      if (decision?.block !== undefined) {
+        const reason = String(decision.block);
+        return finish({
+          ok: false,
+          output: `Tool call '${name}' blocked: ${reason}`,
+          error: reason,
+        });
+      }
+      if (decision?.args !== undefined) {
+        const again = parse_arguments(name, tool.parameters, json_schema, decision.args);
+        if (!again.ok) return finish({ ok: false, output: again.error, error: again.error });
+        call_args = again.args;
+      }
+    }
+
+    // a hook sees the context and could swap the sandbox: the executor's own one always runs
+    run_context.sandbox = this.sandbox;
+    const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
+    const outcome = await this.#run(tool, call_args, run_context, controller, timeout_ms);
+    let result = finish(outcome);
+    for (const hook of this.#hooks) {
+      if (hook.after_tool_call === undefined) continue;
+      try {
+        const replaced = await hook.after_tool_call(name, call_args, result, run_context);
+        if (replaced !== undefined && replaced !== null && typeof replaced === 'object') {
+          result = finish(replaced);
+        }
+      } catch {
+        // an observer's failure must not change what the model is told
+      }
+    }
+    return result;
   }
 
   async #run(
