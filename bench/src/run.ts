@@ -1,6 +1,7 @@
 /**
  * Runs the benchmarks named on the command line (all when none) and prints one table.
- * Usage: `pnpm bench` or `pnpm bench:<name>`.
+ * Usage: `pnpm bench`, `pnpm bench:<name>`, or `pnpm bench:<name> <case>…` for some cases of a
+ * benchmark that has them (`pnpm bench:tui keys`).
  */
 import type { BenchModule, BenchRow } from './types.js';
 
@@ -24,20 +25,37 @@ function format(value: number | undefined, digits = 3): string {
   return Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(digits);
 }
 
+/** Bench names, each followed by the cases asked of it (`tui keys streaming`: two cases of tui). */
+function parse(args: readonly string[]): { name: string; cases: string[] }[] | string {
+  const asked: { name: string; cases: string[] }[] = [];
+  for (const arg of args) {
+    if ((ALL as readonly string[]).includes(arg)) asked.push({ name: arg, cases: [] });
+    else if (asked.length > 0) asked[asked.length - 1]!.cases.push(arg);
+    else return `unknown benchmark '${arg}'; known: ${ALL.join(', ')}`;
+  }
+  return asked.length > 0 ? asked : ALL.map((name) => ({ name, cases: [] }));
+}
+
 async function main(): Promise<void> {
-  const asked = process.argv.slice(2);
-  const names = asked.length > 0 ? asked : [...ALL];
+  const asked = parse(process.argv.slice(2));
+  if (typeof asked === 'string') {
+    console.error(asked);
+    process.exitCode = 2;
+    return;
+  }
   const rows: BenchRow[] = [];
-  for (const name of names) {
-    if (!(ALL as readonly string[]).includes(name)) {
-      console.error(`unknown benchmark '${name}'; known: ${ALL.join(', ')}`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`running ${name}…\n`);
+  for (const { name, cases } of asked) {
+    process.stderr.write(`running ${name}${cases.length > 0 ? ` (${cases.join(', ')})` : ''}…\n`);
     try {
       const module = (await import(`./${name.replace(/-/g, '_')}.js`)) as BenchModule;
-      rows.push(...(await module.run()));
+      const unknown = cases.filter((name) => !(module.cases ?? []).includes(name));
+      if (unknown.length > 0) {
+        const known = module.cases === undefined ? 'none' : module.cases.join(', ');
+        console.error(`${name} has no case '${unknown.join("', '")}'; its cases: ${known}`);
+        process.exitCode = 2;
+        continue;
+      }
+      rows.push(...(await module.run(cases)));
     } catch (error) {
       const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
       console.error(`benchmark ${name} failed: ${text}`);

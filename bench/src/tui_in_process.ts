@@ -13,17 +13,23 @@ import { run_tui, type TuiClient } from '@lich/tui';
 const COLUMNS = 100;
 const ROWS = 30;
 
-/** A terminal's stdout: what is written is kept, and each write is announced. */
+/**
+ * A terminal's stdout: each write is counted and handed to the waiters, which look for fixed
+ * strings in what is written after they were registered (only the new text is scanned, so a long
+ * stream never makes a check re-read all that came before).
+ */
 function fake_stdout() {
-  const emitter = new EventEmitter();
-  const state = { output: '' };
-  const stdout = Object.assign(emitter, {
+  const waiters = new Set<(text: string) => void>();
+  const counts = { writes: 0, chars: 0 };
+  const stdout = Object.assign(new EventEmitter(), {
     isTTY: true,
     columns: COLUMNS,
     rows: ROWS,
     write(data: string | Uint8Array, ...rest: unknown[]) {
-      state.output += typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
-      emitter.emit('written');
+      const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+      counts.writes += 1;
+      counts.chars += text.length;
+      for (const waiter of [...waiters]) waiter(text);
       (rest.find((value) => typeof value === 'function') as (() => void) | undefined)?.();
       return true;
     },
@@ -33,7 +39,22 @@ function fake_stdout() {
     moveCursor: () => true,
     clearLine: () => true,
   });
-  return { stdout: stdout as unknown as NodeJS.WriteStream, state, emitter };
+  /** Resolves once `needle` is written, from now on. */
+  const written = (needle: string) =>
+    new Promise<void>((resolve) => {
+      let carry = '';
+      const test = (text: string) => {
+        const window = carry + text;
+        if (!window.includes(needle)) {
+          carry = needle.length > 1 ? window.slice(1 - needle.length) : '';
+          return;
+        }
+        waiters.delete(test);
+        resolve();
+      };
+      waiters.add(test);
+    });
+  return { stdout: stdout as unknown as NodeJS.WriteStream, counts, written };
 }
 
 const INFO: SessionInfo = {
@@ -97,14 +118,28 @@ const text_key = (text: string): BenchKey => ({
 });
 const ctrl_key = (name: string): BenchKey => ({ name, ctrl: true, meta: false, shift: false });
 
+/** What the in-process run measured. */
+export interface InProcessTimes {
+  /** Keystroke-to-frame times at rest, ms. */
+  rest: number[];
+  /** Keystroke-to-frame times while the answer streams, ms. */
+  streaming: number[];
+  /** Writes to the terminal per keystroke at rest (a frame should be one). */
+  writes_per_key: number;
+  /** Writes to the terminal per second while the answer streams, typing included. */
+  writes_per_second_streaming: number;
+}
+
 /** Keystroke-to-frame times in this process, at rest and while 5,000 tokens stream. */
 export async function in_process_keystrokes(options: {
   keystrokes: number;
   answer: string;
   chunk_chars: number;
   chunk_ms: number;
-}): Promise<{ rest: number[]; streaming: number[] }> {
-  const { stdout, state, emitter } = fake_stdout();
+}): Promise<InProcessTimes> {
+  const { stdout, counts, written } = fake_stdout();
+  // the status line names the model once the session is open
+  const ready = written('fake ·');
   const key_listeners = new Set<(key: BenchKey) => void>();
   const keys = {
     on_key(listener: (key: BenchKey) => void) {
@@ -125,21 +160,11 @@ export async function in_process_keystrokes(options: {
     keys,
     history_file: null,
   });
-  const until = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      if (check()) return resolve();
-      const on_write = () => {
-        if (!check()) return;
-        emitter.off('written', on_write);
-        resolve();
-      };
-      emitter.on('written', on_write);
-    });
   const poll = async (check: () => boolean) => {
     while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
   };
   await poll(subscribed);
-  await until(() => state.output.includes('fake ·'));
+  await ready;
 
   const type = async (count: number, stop: () => boolean) => {
     const times: number[] = [];
@@ -147,11 +172,10 @@ export async function in_process_keystrokes(options: {
     for (let index = 0; index < count && !stop(); index++) {
       const char = String.fromCharCode(97 + (index % 26));
       typed += char;
-      const shown = typed.slice(-20);
-      const from = state.output.length;
+      const shown = written(typed.slice(-20));
       const started = performance.now();
       press(text_key(char));
-      await until(() => state.output.slice(from).includes(shown));
+      await shown;
       times.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
@@ -159,7 +183,13 @@ export async function in_process_keystrokes(options: {
     return times;
   };
 
+  const writes_before = counts.writes;
   const rest = await type(options.keystrokes, () => false);
+  // the Ctrl+U after the last key is one more frame
+  const writes_per_key = (counts.writes - writes_before) / (rest.length + 1);
+  const stream_writes = counts.writes;
+  const stream_started = performance.now();
+  let idle: Promise<void> | null = null;
 
   emit('turn.started', { turn_id: 'turn-1', input: 'stream', kind: 'prompt' });
   let offset = 0;
@@ -167,6 +197,8 @@ export async function in_process_keystrokes(options: {
   const timer = setInterval(() => {
     if (offset >= options.answer.length) {
       clearInterval(timer);
+      // the end of the turn on screen: the placeholder of an idle prompt
+      idle = written('ask anything');
       emit('turn.completed', {
         turn_id: 'turn-1',
         stop_reason: 'end_turn',
@@ -185,8 +217,13 @@ export async function in_process_keystrokes(options: {
   }, options.chunk_ms);
   const streaming = await type(options.keystrokes, () => done);
   await poll(() => done);
+  const writes_per_second_streaming =
+    (counts.writes - stream_writes) / ((performance.now() - stream_started) / 1000);
+  // Ctrl+C once the end of the turn is on screen: pressed while the turn still shows as running,
+  // it would abort the turn instead of leaving
+  await idle;
   press(ctrl_key('c'));
   press(ctrl_key('c'));
   await exited;
-  return { rest, streaming };
+  return { rest, streaming, writes_per_key, writes_per_second_streaming };
 }

@@ -19,7 +19,11 @@ export interface BenchRow {
   pass?: boolean;
 }
 
-/** A benchmark module: `run` measures and returns its rows. */
+/**
+ * A benchmark module: `run` measures and returns its rows. One with `cases` runs only the cases
+ * it is given, when given any (all otherwise).
+ */
 export interface BenchModule {
-  run(): Promise<BenchRow[]>;
+  cases?: readonly string[];
+  run(cases?: readonly string[]): Promise<BenchRow[]>;
 }
