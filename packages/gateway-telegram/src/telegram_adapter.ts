@@ -93,7 +93,8 @@ async function read_json(request: IncomingMessage): Promise<unknown> {
  * - a 409 from getUpdates (another consumer of this bot token) is logged as such, with the fix,
  *   and retried with backoff; so is any other failure; a 401 stops polling with an error log;
  * - API calls go through the throttler and auto-retry plugins, which honour `retry_after`;
- * - `/start` and `/help` are answered locally; forum topics are their own conversations;
+ * - `/start` and `/help` are answered locally (an unknown user's `/start` under pairing gets
+ *   the pairing code); forum topics are their own conversations;
  * - replies are sent as text plus entities (no parse mode); if Telegram still refuses the
  *   entities, the chunk is sent again as plain text.
  */
@@ -250,6 +251,10 @@ export class TelegramAdapter implements GatewayAdapter {
     if (inbound === null || inbound.sender.is_bot) return;
     const command = local_command(inbound.text, identity);
     if (command !== null && (inbound.is_direct || inbound.mentions_bot)) {
+      // an unknown user's /start under pairing gets the pairing code, not the help
+      if (command === 'start' && inbound.is_direct && (await ingress.greet?.(inbound)) === true) {
+        return;
+      }
       await this.notify(
         {
           platform: inbound.platform,

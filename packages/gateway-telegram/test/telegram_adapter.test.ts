@@ -135,6 +135,25 @@ describe('the Telegram adapter against the Bot API emulator', () => {
     expect(host.prompts).toEqual([]);
   });
 
+  it("shows an unknown user's /start the pairing code, and a known user's /start the help", async () => {
+    const { emulator, host } = await start({
+      access: { allow_users: ['1001'], dm_policy: 'pairing' },
+      pairing: true,
+    });
+    const stranger = emulator.server.getClient(TOKEN, { userId: 3003, chatId: 3003 });
+    await stranger.sendMessage(stranger.makeCommand('/start'));
+    await until(() => bot_messages(emulator).length === 1, 'the pairing notice');
+    const known = emulator.server.getClient(TOKEN, { userId: 1001, chatId: 1001 });
+    await known.sendMessage(known.makeCommand('/start'));
+    await until(() => bot_messages(emulator).length === 2, 'the help');
+    const [pairing, help] = bot_messages(emulator);
+    expect(String(pairing?.chat_id)).toBe('3003');
+    expect(pairing?.text).toMatch(/lich gateway pair telegram [A-Z2-9]{8}/);
+    expect(String(help?.chat_id)).toBe('1001');
+    expect(help?.text).toMatch(/Lich agent/);
+    expect(host.prompts).toEqual([]);
+  });
+
   it('splits a long reply at 4096 characters', async () => {
     const long = Array.from(
       { length: 120 },

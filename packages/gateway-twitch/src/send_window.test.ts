@@ -23,4 +23,15 @@ describe('SendWindow', () => {
     await Promise.all([first, second]);
     expect(order).toEqual([1, 2]);
   });
+
+  it('gives each send its own ceiling: a lower one waits until enough sends left the window', async () => {
+    const window = new SendWindow({ limit: 2, window_ms: 300 });
+    const start = Date.now();
+    for (let index = 0; index < 5; index += 1) expect(await window.take(5)).toBe(true);
+    // five sends went at once under the higher ceiling
+    expect(Date.now() - start).toBeLessThan(300);
+    // under the default ceiling of 2, this one waits until four of the five left the window
+    await window.take();
+    expect(Date.now() - start).toBeGreaterThanOrEqual(300);
+  });
 });

@@ -32,12 +32,14 @@ export class SendWindow {
 
   /**
    * Resolves true when a send may go now (and counts it), in call order; resolves false at once
-   * when `max_waiting` sends already wait.
+   * when `max_waiting` sends already wait. `limit` (default the window's) is this send's own
+   * ceiling: a send to a channel the bot moderates may go while fewer than 100 went in the
+   * window, another only while fewer than 20 did.
    */
-  take(): Promise<boolean> {
+  take(limit: number = this.limit): Promise<boolean> {
     if (this.#waiting >= this.max_waiting) return Promise.resolve(false);
     this.#waiting += 1;
-    const turn = this.#tail.then(() => this.#slot());
+    const turn = this.#tail.then(() => this.#slot(limit));
     this.#tail = turn;
     return turn.then(() => {
       this.#waiting -= 1;
@@ -45,17 +47,18 @@ export class SendWindow {
     });
   }
 
-  async #slot(): Promise<void> {
+  async #slot(limit: number): Promise<void> {
     for (;;) {
       const now = this.#now();
       while (this.#sent.length > 0 && (this.#sent[0] as number) <= now - this.window_ms) {
         this.#sent.shift();
       }
-      if (this.#sent.length < this.limit) {
+      if (this.#sent.length < limit) {
         this.#sent.push(now);
         return;
       }
-      const wait = (this.#sent[0] as number) + this.window_ms - now + 1;
+      // the send that frees a slot for this one: the (length - limit + 1)th oldest leaving
+      const wait = (this.#sent[this.#sent.length - limit] as number) + this.window_ms - now + 1;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }

@@ -2,7 +2,7 @@
  * The Twitch adapter with the real tmi.js against the testkit's fake IRC-over-WebSocket server, in
  * front of a real GatewayBus over the bus's fake host.
  */
-import { GatewayBus, memory_store } from '@lich/gateway';
+import { type AccessPolicyConfig, GatewayBus, memory_store } from '@lich/gateway';
 import { type FakeBehaviour, FakeSessionHost } from '@lich/testkit/session_host';
 import { type FakeTwitch, start_fake_twitch } from '@lich/testkit/twitch';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,9 +16,16 @@ afterEach(async () => {
 const ANN = { login: 'ann', user_id: '1001' };
 
 async function start(
-  options: { behaviour?: FakeBehaviour; rate?: TwitchAdapterOptions['rate'] } = {},
+  options: {
+    behaviour?: FakeBehaviour;
+    rate?: TwitchAdapterOptions['rate'];
+    access?: AccessPolicyConfig;
+    bot_badges?: string;
+  } = {},
 ): Promise<{ fake: FakeTwitch; host: FakeSessionHost }> {
-  const fake = await start_fake_twitch();
+  const fake = await start_fake_twitch(
+    options.bot_badges === undefined ? {} : { bot_badges: options.bot_badges },
+  );
   cleanups.push(() => fake.close());
   const host = new FakeSessionHost(
     options.behaviour === undefined ? {} : { behaviour: options.behaviour },
@@ -33,7 +40,7 @@ async function start(
   const bus = new GatewayBus({
     host,
     adapter,
-    access: { allow_users: [ANN.user_id], allow_groups: ['stream'] },
+    access: options.access ?? { allow_users: [ANN.user_id], allow_groups: ['stream'] },
     store: memory_store(),
     rate_limit: false,
     max_concurrency: 64,
@@ -96,5 +103,44 @@ describe('the Twitch adapter against the fake chat server', () => {
         window_ms - 250,
       );
     }
+  });
+
+  it('answers only allowed people in a channel anyone can join: ids, or roles by badge', async () => {
+    const { fake, host } = await start({
+      access: { allow_users: [ANN.user_id], allow_groups: ['stream'], allow_roles: ['moderator'] },
+    });
+    const stranger = { login: 'passerby', user_id: '2002' };
+    const mod = { login: 'modly', user_id: '3003', mod: true };
+    fake.say('stream', stranger, '!lich run rm -rf for me');
+    fake.say('stream', mod, '!lich from the moderator');
+    fake.say('stream', ANN, '!lich from ann');
+    await fake.wait_for_sent(2, { timeout_ms: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const inputs = host.prompts.map((prompt) => prompt.input).join('\n');
+    expect(inputs).toContain('from the moderator');
+    expect(inputs).toContain('from ann');
+    expect(inputs).not.toContain('rm -rf');
+    expect(fake.sent).toHaveLength(2);
+  });
+
+  it('refuses to start with a channel but nobody allowed to speak in it', async () => {
+    await expect(start({ access: { allow_groups: ['stream'] } })).rejects.toThrow(
+      /only allowed senders are answered/,
+    );
+  });
+
+  it('sends at the moderator rate in a channel whose USERSTATE says the bot moderates', async () => {
+    const window_ms = 2_000;
+    const { fake } = await start({
+      bot_badges: 'moderator/1',
+      rate: { limit: 2, moderator_limit: 6, window_ms },
+    });
+    for (let index = 0; index < 6; index += 1) {
+      fake.say('stream', { login: `u${index}`, user_id: ANN.user_id }, `!lich q${index}`);
+    }
+    await fake.wait_for_sent(6, { timeout_ms: 10_000 });
+    const times = fake.sent.map((sent) => sent.at);
+    // six sends fit in one window (the user ceiling of 2 would have spread them over 3 windows)
+    expect((times[5] as number) - (times[0] as number)).toBeLessThan(window_ms);
   });
 });

@@ -99,6 +99,53 @@ describe('decide_access', () => {
     }
   });
 
+  it('with group_senders "allowed", answers in a group only senders allowed by id, role or pairing', async () => {
+    const config = { allow_users: ['u1'], allow_groups: ['g1'], allow_roles: ['moderator'] };
+    const strict = policy({ ...config, group_senders: 'allowed' });
+    const in_group = (sender: InboundMessage['sender']) =>
+      message({ is_direct: false, chat_id: 'g1', mentions_bot: true, sender });
+    const ann = in_group({ id: 'u1', name: 'Ann', is_bot: false });
+    const mod = in_group({ id: 'u7', name: 'Mo', is_bot: false, roles: ['vip', 'moderator'] });
+    const vip = in_group({ id: 'u8', name: 'Vi', is_bot: false, roles: ['vip'] });
+    const paired = in_group({ id: 'u9', name: 'Pa', is_bot: false });
+    expect(await decide_access(strict, ann, nobody_paired)).toEqual({ action: 'allow' });
+    expect(await decide_access(strict, mod, nobody_paired)).toEqual({ action: 'allow' });
+    expect(await decide_access(strict, vip, nobody_paired)).toEqual({
+      action: 'ignore',
+      reason: 'not_allowed',
+    });
+    expect(await decide_access(strict, paired, async (id) => id === 'u9')).toEqual({
+      action: 'allow',
+    });
+    // the default answers anyone in the group; a platform with public groups defaults to allowed
+    expect(await decide_access(policy(config), vip, nobody_paired)).toEqual({ action: 'allow' });
+    const open_groups = resolve_access_policy('twitch', config, {
+      can_pair: false,
+      public_groups: true,
+    }).policy;
+    expect(open_groups.group_senders).toBe('allowed');
+    expect(await decide_access(open_groups, vip, nobody_paired)).toMatchObject({
+      action: 'ignore',
+    });
+  });
+
+  it('refuses to start when groups answer only allowed senders and none can be', () => {
+    expect(() =>
+      resolve_access_policy(
+        'twitch',
+        { allow_groups: ['g1'] },
+        { can_pair: false, public_groups: true },
+      ),
+    ).toThrow(/no sender is allowed/);
+    expect(
+      resolve_access_policy(
+        'twitch',
+        { allow_groups: ['g1'], group_senders: 'anyone' },
+        { can_pair: false, public_groups: true },
+      ).policy.group_senders,
+    ).toBe('anyone');
+  });
+
   it('answers in an allowed group only when mentioned or replied to', async () => {
     const groups = policy({ allow_groups: ['g1'] });
     const in_group = (extra: Partial<InboundMessage>) =>

@@ -6,6 +6,9 @@ export type DmPolicy = 'pairing' | 'allowlist' | 'open' | 'disabled';
 /** When the bot answers in a group it is allowed in. */
 export type GroupPolicy = 'mention' | 'all' | 'disabled';
 
+/** Who is answered in an allowed group: `anyone` in it, or only `allowed` senders. */
+export type GroupSenders = 'anyone' | 'allowed';
+
 /** One platform's access settings, as an operator writes them. */
 export interface AccessPolicyConfig {
   /** Sender ids allowed in direct messages; `"*"` is everyone (and is what `open` needs). */
@@ -18,6 +21,14 @@ export interface AccessPolicyConfig {
   group_policy?: GroupPolicy;
   /** Let everyone in (bots are still ignored). Starting this way prints a warning. */
   allow_all?: boolean;
+  /**
+   * In an allowed group, answer `anyone` who addresses the bot, or only `allowed` senders (in
+   * `allow_users`, paired, or holding a role in `allow_roles`). Default `anyone`, or `allowed` on
+   * a platform whose groups anyone can join (Twitch).
+   */
+  group_senders?: GroupSenders;
+  /** Sender roles (see `Sender.roles`, e.g. Twitch's `moderator`) that count as allowed senders. */
+  allow_roles?: readonly string[];
 }
 
 /** The settings after defaults, as the policy applies them. */
@@ -26,6 +37,8 @@ export interface ResolvedAccessPolicy {
   allow_groups: ReadonlySet<string>;
   dm_policy: DmPolicy;
   group_policy: GroupPolicy;
+  group_senders: GroupSenders;
+  allow_roles: ReadonlySet<string>;
   allow_all: boolean;
 }
 
@@ -58,13 +71,15 @@ export class AccessPolicyError extends Error {
  *
  * Contract: throws `AccessPolicyError` when `dm_policy` is `open` without `"*"` in `allow_users`,
  * when it is `pairing` on a platform that cannot pair, and when there is no allowlist, no pairing
- * and no `allow_all` (the bot would answer nobody, or an operator forgot the policy). Returns the
- * policy and its warnings (`allow_all`, `open`).
+ * and no `allow_all` (the bot would answer nobody, or an operator forgot the policy), and when
+ * groups are allowed but answer only allowed senders and no sender can be allowed. Returns the
+ * policy and its warnings (`allow_all`, `open`). `public_groups` makes `group_senders` default
+ * to `allowed`.
  */
 export function resolve_access_policy(
   platform: string,
   config: AccessPolicyConfig,
-  options: { can_pair: boolean },
+  options: { can_pair: boolean; public_groups?: boolean },
 ): { policy: ResolvedAccessPolicy; warnings: string[] } {
   const allow_users = new Set(config.allow_users ?? []);
   const allow_groups = new Set(config.allow_groups ?? []);
@@ -72,6 +87,9 @@ export function resolve_access_policy(
   const dm_policy: DmPolicy =
     config.dm_policy ?? (allow_users.size === 0 && options.can_pair ? 'pairing' : 'allowlist');
   const group_policy = config.group_policy ?? 'mention';
+  const group_senders: GroupSenders =
+    config.group_senders ?? (options.public_groups === true ? 'allowed' : 'anyone');
+  const allow_roles = new Set(config.allow_roles ?? []);
   const warnings: string[] = [];
   if (dm_policy === 'open' && !allow_users.has('*')) {
     throw new AccessPolicyError(
@@ -90,6 +108,21 @@ export function resolve_access_policy(
         'allow_users (or allow_groups), use dm_policy "pairing", or set allow_all: true',
     );
   }
+  if (
+    group_senders === 'allowed' &&
+    allow_groups.size > 0 &&
+    group_policy !== 'disabled' &&
+    !allow_all &&
+    allow_users.size === 0 &&
+    allow_roles.size === 0 &&
+    dm_policy !== 'pairing'
+  ) {
+    throw new AccessPolicyError(
+      `${platform}: groups are allowed, but in them only allowed senders are answered and no ` +
+        'sender is allowed. Set allow_users (user ids) or allow_roles (e.g. moderator), or ' +
+        'group_senders: "anyone" to answer everyone in those groups',
+    );
+  }
   if (allow_all) {
     warnings.push(
       `${platform}: allow_all is set: anyone who can reach this bot can use it and its tools`,
@@ -98,7 +131,15 @@ export function resolve_access_policy(
     warnings.push(`${platform}: allow_users has "*": anyone can write to this bot directly`);
   }
   return {
-    policy: { allow_users, allow_groups, dm_policy, group_policy, allow_all },
+    policy: {
+      allow_users,
+      allow_groups,
+      dm_policy,
+      group_policy,
+      group_senders,
+      allow_roles,
+      allow_all,
+    },
     warnings,
   };
 }
@@ -110,7 +151,8 @@ export function resolve_access_policy(
  * - a message from a bot is ignored, always;
  * - in a group: with `group_policy: 'disabled'` it is ignored; the group must be allowed
  *   (`allow_groups` or `allow_all`); with `mention` (the default) the bot must be mentioned or
- *   replied to;
+ *   replied to; with `group_senders: 'allowed'` the sender must be in `allow_users`, hold a role
+ *   in `allow_roles`, or be paired (else `not_allowed`);
  * - in a DM: `allow_all`, or a sender in `allow_users` (`"*"` matches anyone), is allowed;
  *   `disabled` ignores the rest; `pairing` allows a sender `is_paired` says yes to and answers
  *   `pair` for anyone else; `allowlist` and `open` ignore the rest.
@@ -129,6 +171,15 @@ export async function decide_access(
     const addressed = message.mentions_bot || message.reply_to?.to_bot === true;
     if (policy.group_policy === 'mention' && !addressed) {
       return { action: 'ignore', reason: 'not_addressed' };
+    }
+    if (policy.group_senders === 'allowed' && !policy.allow_all) {
+      const { id, roles = [] } = message.sender;
+      const allowed =
+        policy.allow_users.has('*') ||
+        policy.allow_users.has(id) ||
+        roles.some((role) => policy.allow_roles.has(role)) ||
+        (await is_paired(id));
+      if (!allowed) return { action: 'ignore', reason: 'not_allowed' };
     }
     return { action: 'allow' };
   }

@@ -28,6 +28,13 @@ export type IngestResult =
 /** Where the bus hands messages. */
 export interface GatewayIngress {
   receive(message: InboundMessage): Promise<IngestResult>;
+  /**
+   * A platform's greeting command (Telegram's `/start`) from `message.sender`. Under pairing, a
+   * sender who is not let in is given a pairing code, exactly as their first message would give
+   * one, and this resolves `true`; otherwise it resolves `false` and the adapter answers with its
+   * own help. Never runs the agent and never logs the message.
+   */
+  greet?(message: InboundMessage): Promise<boolean>;
 }
 
 /** What became of an accepted message. */
@@ -78,6 +85,12 @@ export interface GatewayAdapter {
    * and the others work the log.
    */
   readonly single_consumer?: boolean;
+  /**
+   * True when anyone can join the platform's groups (a Twitch channel is open to every viewer):
+   * the policy's `group_senders` then defaults to `allowed`, so an allowed group does not let in
+   * every passer-by.
+   */
+  readonly public_groups?: boolean;
   start(ingress: GatewayIngress): Promise<void>;
   send(chunk: OutboxEntry): Promise<void>;
   notify(target: ReplyTarget, text: string, reply_to: string | null): Promise<void>;

@@ -1,5 +1,10 @@
 import type { ApprovalMode, SessionHost } from '@lich/agent';
-import { type AccessPolicyConfig, decide_access, resolve_access_policy } from './access_policy.js';
+import {
+  type AccessDecision,
+  type AccessPolicyConfig,
+  decide_access,
+  resolve_access_policy,
+} from './access_policy.js';
 import {
   type GatewayAdapter,
   type GatewayIngress,
@@ -153,6 +158,7 @@ export class GatewayBus implements GatewayIngress {
     this.texts = { ...DEFAULT_TEXTS, ...options.texts };
     const { policy, warnings } = resolve_access_policy(options.adapter.platform, options.access, {
       can_pair: options.adapter.can_pair && options.pairing !== undefined,
+      public_groups: options.adapter.public_groups === true,
     });
     this.#policy = policy;
     this.warnings = warnings;
@@ -238,11 +244,7 @@ export class GatewayBus implements GatewayIngress {
     if (message.sender.is_bot) return { status: 'ignored', reason: 'bot' };
     const key = message_key(message);
     if (this.#deduper.check_and_remember(key)) return { status: 'duplicate' };
-    const decision = await decide_access(this.#policy, message, (user_id) =>
-      this.#options.pairing === undefined
-        ? Promise.resolve(false)
-        : this.#options.pairing.is_approved(message.platform, user_id),
-    );
+    const decision = await this.#decide(message);
     if (decision.action === 'ignore') return { status: 'ignored', reason: decision.reason };
     const verdict = this.#rate?.check(sender_key(message)) ?? 'ok';
     if (verdict !== 'ok') {
@@ -282,6 +284,24 @@ export class GatewayBus implements GatewayIngress {
     // a shared store's conversation another node works stays there (that node was hinted)
     if (appended.elsewhere !== true) this.#schedule(message.conversation_key);
     return { status: 'accepted', seq: appended.seq };
+  }
+
+  async greet(message: InboundMessage): Promise<boolean> {
+    if (this.#state !== 'open' || message.sender.is_bot || !message.is_direct) return false;
+    if ((await this.#decide(message)).action !== 'pair') return false;
+    const verdict = this.#rate?.check(sender_key(message)) ?? 'ok';
+    if (verdict === 'limited_notify') this.#notify(message, this.texts.slow_down);
+    if (verdict === 'ok') await this.#pair(message);
+    return true;
+  }
+
+  #decide(message: InboundMessage): Promise<AccessDecision> {
+    const pairing = this.#options.pairing;
+    return decide_access(this.#policy, message, (user_id) =>
+      pairing === undefined
+        ? Promise.resolve(false)
+        : pairing.is_approved(message.platform, user_id),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AccessPolicyConfig, DmPolicy, GroupPolicy } from './access_policy.js';
+import type { AccessPolicyConfig, DmPolicy, GroupPolicy, GroupSenders } from './access_policy.js';
 import type { ConversationMode } from './gateway_bus.js';
 import { read_json_file } from './private_file.js';
 
@@ -37,7 +37,15 @@ export interface PlatformSettings {
   platform: Record<string, unknown>;
 }
 
-const ACCESS_KEYS = ['allow_users', 'allow_groups', 'dm_policy', 'group_policy', 'allow_all'];
+const ACCESS_KEYS = [
+  'allow_users',
+  'allow_groups',
+  'dm_policy',
+  'group_policy',
+  'group_senders',
+  'allow_roles',
+  'allow_all',
+];
 const BUS_KEYS = [
   'mode',
   'max_concurrency',
@@ -112,6 +120,13 @@ export function parse_platform_settings(platform: string, section: unknown): Pla
       'disabled',
     ]);
   }
+  if (s.group_senders !== undefined) {
+    access.group_senders = one_of<GroupSenders>(at('group_senders'), s.group_senders, [
+      'anyone',
+      'allowed',
+    ]);
+  }
+  if (s.allow_roles !== undefined) access.allow_roles = id_list(at('allow_roles'), s.allow_roles);
   if (s.allow_all !== undefined) {
     if (typeof s.allow_all !== 'boolean')
       throw new GatewayConfigError(`${at('allow_all')}: true or false`);

@@ -11,6 +11,12 @@ export interface Sender {
   name: string;
   /** True for bots (and the bot itself): their messages are ignored. */
   is_bot: boolean;
+  /**
+   * The sender's roles in this chat, as the platform reports them (Twitch badges: `broadcaster`,
+   * `moderator`, `vip`). A role in the policy's `allow_roles` lets the sender in where only
+   * allowed senders are answered; absent means none.
+   */
+  roles?: readonly string[];
 }
 
 /** A file that came with a message. */

@@ -11,6 +11,7 @@ export {
   type DmPolicy,
   decide_access,
   type GroupPolicy,
+  type GroupSenders,
   type IgnoreReason,
   type ResolvedAccessPolicy,
   resolve_access_policy,

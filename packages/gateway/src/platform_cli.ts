@@ -68,6 +68,8 @@ const COMMON_OPTIONS = {
   'base-url': { type: 'string' },
   'allow-user': { type: 'string', multiple: true },
   'allow-group': { type: 'string', multiple: true },
+  'allow-role': { type: 'string', multiple: true },
+  'group-senders': { type: 'string' },
   'dm-policy': { type: 'string' },
   'allow-all': { type: 'boolean' },
   mode: { type: 'string' },
@@ -85,6 +87,10 @@ const COMMON_HELP = `Options:
                             the model, as for lich
   --allow-user <id>         a sender id allowed in direct messages (repeatable; "*": anyone)
   --allow-group <id>        a group or channel id the bot answers in (repeatable)
+  --group-senders <who>     in those groups answer anyone (default) or only allowed senders
+                            (the default on Twitch, whose channels anyone can join)
+  --allow-role <role>       a sender role that counts as allowed (repeatable; Twitch:
+                            broadcaster, moderator, vip)
   --dm-policy <policy>      pairing (default without --allow-user), allowlist, open, disabled
   --allow-all               let everyone in (prints a warning)
   --mode <mode>             a message arriving mid-run: queue (default), steer, collect
@@ -127,6 +133,15 @@ function apply_flags(settings: PlatformSettings, values: Record<string, unknown>
   const groups = values['allow-group'] as string[] | undefined;
   if (users !== undefined) settings.access.allow_users = users;
   if (groups !== undefined) settings.access.allow_groups = groups;
+  const roles = values['allow-role'] as string[] | undefined;
+  if (roles !== undefined) settings.access.allow_roles = roles;
+  const senders = values['group-senders'];
+  if (senders !== undefined) {
+    if (senders !== 'anyone' && senders !== 'allowed') {
+      throw new UsageError('--group-senders must be anyone or allowed');
+    }
+    settings.access.group_senders = senders;
+  }
   const dm = values['dm-policy'];
   if (dm !== undefined) {
     if (!['pairing', 'allowlist', 'open', 'disabled'].includes(String(dm))) {

@@ -71,7 +71,14 @@ let message_counter = 0;
  * Starts the fake on 127.0.0.1 (a free port). Contract: a client is welcomed after NICK; every
  * JOIN is acknowledged; `close` ends every socket and the server.
  */
-export async function start_fake_twitch(): Promise<FakeTwitch> {
+export async function start_fake_twitch(
+  options: {
+    /** The bot's badges in every channel's USERSTATE (`moderator/1`); default none. */
+    bot_badges?: string;
+  } = {},
+): Promise<FakeTwitch> {
+  const bot_badges = options.bot_badges ?? '';
+  const bot_mod = /(?:^|,)(?:broadcaster|moderator)\//.test(bot_badges) ? 1 : 0;
   const sent: FakeTwitchSent[] = [];
   const joined: string[] = [];
   const login: { pass?: string; nick?: string } = {};
@@ -145,7 +152,7 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
           );
           send(
             socket,
-            `@badge-info=;badges=;color=;display-name=${client.nick};emote-sets=0;mod=0;subscriber=0;user-type= :tmi.twitch.tv USERSTATE ${channel}`,
+            `@badge-info=;badges=${bot_badges};color=;display-name=${client.nick};emote-sets=0;mod=${bot_mod};subscriber=0;user-type= :tmi.twitch.tv USERSTATE ${channel}`,
           );
           send(
             socket,
@@ -167,7 +174,7 @@ export async function start_fake_twitch(): Promise<FakeTwitch> {
         sent.push({ channel, text, at: Date.now(), ...(reply_to ? { reply_to } : {}) });
         send(
           socket,
-          `@badge-info=;badges=;color=;display-name=${client.nick};emote-sets=0;mod=0;subscriber=0;user-type= :tmi.twitch.tv USERSTATE ${channel}`,
+          `@badge-info=;badges=${bot_badges};color=;display-name=${client.nick};emote-sets=0;mod=${bot_mod};subscriber=0;user-type= :tmi.twitch.tv USERSTATE ${channel}`,
         );
         notify();
         break;
