@@ -26,7 +26,7 @@ describe('lich db migrate', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      /^applied 001_gateway_and_sessions, 002_conversation_holder to postgres:\/\//,
+      /^applied 001_gateway_and_sessions, 002_conversation_holder, 003_retention to postgres:\/\//,
     );
     const again = await run_lich(['db', 'migrate'], {
       ...options,
@@ -34,7 +34,7 @@ describe('lich db migrate', () => {
     });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(
-      /is up to date \(001_gateway_and_sessions, 002_conversation_holder\)/,
+      /is up to date \(001_gateway_and_sessions, 002_conversation_holder, 003_retention\)/,
     );
   });
 

@@ -34,3 +34,9 @@ export {
   PostgresSessionStorage,
   type PostgresSessionStorageOptions,
 } from './pg_session_storage.js';
+export {
+  DEFAULT_PRUNE_EVERY_MS,
+  DEFAULT_RETENTION_MS,
+  type PruneResult,
+  prune_done,
+} from './retention.js';

@@ -16,6 +16,12 @@ import { type DatabaseOptions, open_pool } from './database.js';
 import { acquire_lease } from './ingress_lease.js';
 import { assert_migrated } from './migrate.js';
 import { NODE_KEY, NodeConnection } from './node_connection.js';
+import {
+  DEFAULT_PRUNE_EVERY_MS,
+  DEFAULT_RETENTION_MS,
+  type PruneResult,
+  prune_done,
+} from './retention.js';
 
 /**
  * The NOTIFY channel of wake-up hints. Payload `mine\n<node id>\n<conversation key>`: a message
@@ -297,6 +303,11 @@ export interface PostgresGatewayStore extends GatewayStore {
   readonly shared: true;
   readonly pool: pg.Pool;
   readonly node: NodeConnection;
+  /**
+   * Deletes answered messages and sent chunks older than `older_than_ms` (default: the store's
+   * `retention_ms`); what the store's timer runs.
+   */
+  prune(older_than_ms?: number): Promise<PruneResult>;
 }
 
 /**
@@ -311,6 +322,14 @@ export async function open_postgres_gateway_store(
   options: DatabaseOptions & {
     /** A conversation another live node works is taken once a message waited this long (1.5 s). */
     steal_after_ms?: number;
+    /**
+     * Answered messages and sent reply chunks older than this are deleted (7 days); keep it past
+     * every platform's redelivery window: a message redelivered after its row went is answered
+     * again.
+     */
+    retention_ms?: number;
+    /** How often this node prunes, the first time after a minute at most (1 h); 0 for never. */
+    prune_every_ms?: number;
   },
 ): Promise<PostgresGatewayStore> {
   const pool = open_pool(options);
@@ -323,10 +342,28 @@ export async function open_postgres_gateway_store(
     throw error;
   }
   let closing: Promise<void> | null = null;
+  const retention_ms = options.retention_ms ?? DEFAULT_RETENTION_MS;
+  const every = options.prune_every_ms ?? DEFAULT_PRUNE_EVERY_MS;
+  let pruning: Promise<unknown> | null = null;
+  let prune_timer: NodeJS.Timeout | null = null;
+  const prune_later = (delay_ms: number) => {
+    prune_timer = setTimeout(() => {
+      // a failed prune (the database away for a moment) is tried again at the next tick
+      pruning = prune_done(pool, retention_ms)
+        .catch(() => undefined)
+        .finally(() => {
+          pruning = null;
+          if (closing === null) prune_later(every);
+        });
+    }, delay_ms);
+    prune_timer.unref();
+  };
+  if (every > 0) prune_later(Math.min(every, 60_000));
   return {
     shared: true,
     pool,
     node,
+    prune: (older_than_ms = retention_ms) => prune_done(pool, older_than_ms),
     log: new PgConversationLog(pool, node.id),
     lock: new PgConversationLock(pool, node, options.steal_after_ms),
     outbox: new PgOutbox(pool),
@@ -385,6 +422,8 @@ export async function open_postgres_gateway_store(
     ): Promise<IngressLease> => acquire_lease(pool, node, name, lease_options),
     close: () => {
       closing ??= (async () => {
+        if (prune_timer !== null) clearTimeout(prune_timer);
+        await pruning;
         await node.close();
         await pool.end().catch(() => undefined);
       })();

@@ -82,7 +82,7 @@ async function kill_node_connection(target: PostgresGatewayStore): Promise<void>
 describe('migrations', () => {
   it('run from empty, then again on a migrated database without a change', async () => {
     const first = await migrate({ url: database.url });
-    const all = ['001_gateway_and_sessions', '002_conversation_holder'];
+    const all = ['001_gateway_and_sessions', '002_conversation_holder', '003_retention'];
     expect(first.applied).toEqual(all);
     const again = await migrate({ url: database.url });
     expect(again).toEqual({ applied: [], current: all });
@@ -232,6 +232,86 @@ describe('the gateway store', () => {
     expect(await a.waiting_longer_than?.(0)).not.toContain(key);
     await b.lock.release(running);
     off?.();
+  });
+
+  it('prunes answered messages and sent chunks past the retention, never pending work', async () => {
+    const a = await store();
+    const key = 'webhook:prune-1';
+    const ids = ['prune-1-a', 'prune-1-b', 'prune-1-c', 'prune-1-d'];
+    for (const [index, id] of ids.entries()) {
+      await a.log.append(message('prune-1', `m${index}`, id));
+    }
+    const claim = await a.lock.claim(key);
+    if (claim === null) throw new Error('no claim');
+    await a.outbox.put([entry(key, 1, 'one'), entry(key, 2, 'two'), entry(key, 3, 'three')], claim);
+    await a.log.mark_done(key, 3, claim);
+    await a.outbox.mark_sent(`${key}#1#0`);
+    await a.outbox.mark_sent(`${key}#2#0`);
+    await a.lock.release(claim);
+    // 1 and 2 are old and done (2's chunk sent); 3 is done but recent; 4 is old but pending
+    await a.pool.query(
+      `UPDATE inbound SET logged_at = now() - interval '8 days'
+       WHERE conversation_key = $1 AND seq IN (1, 2, 4)`,
+      [key],
+    );
+    await a.pool.query(
+      `UPDATE outbox SET created_at = now() - interval '8 days'
+       WHERE conversation_key = $1 AND seq IN (1, 3)`,
+      [key],
+    );
+    expect(await a.prune()).toEqual({ inbound: 2, outbox: 1 });
+    const left = await a.pool.query<{ seq: string }>(
+      'SELECT seq FROM inbound WHERE conversation_key = $1 ORDER BY seq',
+      [key],
+    );
+    expect(left.rows.map((row) => Number(row.seq))).toEqual([3, 4]);
+    expect((await a.log.pending(key)).map((logged) => logged.seq)).toEqual([4]);
+    // chunk 3 is old but unsent: still there to send
+    expect((await a.outbox.unsent(key)).map((item) => item.text)).toEqual(['three']);
+    // a kept message is still known; the conversation goes on numbering where it was
+    expect(await a.log.append(message('prune-1', 'again', 'prune-1-c'))).toEqual({
+      appended: false,
+    });
+    expect(await a.log.append(message('prune-1', 'm4', 'prune-1-e'))).toEqual({
+      appended: true,
+      seq: 5,
+    });
+    expect(await a.prune()).toEqual({ inbound: 0, outbox: 0 });
+  });
+
+  it('prunes on a timer of its own', async () => {
+    const writer = await store();
+    const key = 'webhook:prune-2';
+    await writer.log.append(message('prune-2', 'hello', 'prune-2-a'));
+    const claim = await writer.lock.claim(key);
+    if (claim === null) throw new Error('no claim');
+    await writer.log.mark_done(key, 1, claim);
+    await writer.lock.release(claim);
+    await writer.pool.query(
+      `UPDATE inbound SET logged_at = now() - interval '1 hour' WHERE conversation_key = $1`,
+      [key],
+    );
+    const pruner = await open_postgres_gateway_store({
+      url: database.url,
+      retention_ms: 60_000,
+      prune_every_ms: 20,
+    });
+    opened.push(pruner);
+    const count = async () =>
+      Number(
+        (
+          await writer.pool.query<{ n: string }>(
+            'SELECT count(*) AS n FROM inbound WHERE conversation_key = $1',
+            [key],
+          )
+        ).rows[0]?.n,
+      );
+    const deadline = Date.now() + 10_000;
+    while ((await count()) > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await count()).toBe(0);
+    await pruner.close();
   });
 
   it('gives an ingress lease to one node at a time, and to the next when it is lost', async () => {
