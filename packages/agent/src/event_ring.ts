@@ -17,13 +17,17 @@ export type ReplayAnswer =
  * Contract: `push` keeps events in seq order and never throws (an event that cannot be measured
  * counts as 1 KiB); `after(seq)` gives every held event with a larger seq, or `truncated` when an
  * event after `seq` was dropped already, or when `seq` is beyond the last seq (another process).
+ * A dropped event is let go at once: the ring never holds more than `max_events` events (its
+ * slots are a circular buffer, grown up to that size as events come).
  */
 export class EventRing {
   readonly max_events: number;
   readonly max_bytes: number;
-  #events: HostEvent[] = [];
+  /** The slots; `#start` is the oldest held, `#size` are held, wrapping at `#slots.length`. */
+  #slots: (HostEvent | undefined)[] = [];
   #sizes: number[] = [];
-  #head = 0;
+  #start = 0;
+  #size = 0;
   #bytes = 0;
   /** The seq of the last event pushed (0 before any). */
   #last_seq = 0;
@@ -39,7 +43,7 @@ export class EventRing {
 
   /** How many events are held. */
   get size(): number {
-    return this.#events.length - this.#head;
+    return this.#size;
   }
 
   /** The bytes held (JSON length). */
@@ -49,7 +53,7 @@ export class EventRing {
 
   /** The oldest seq held; `last_seq + 1` when empty. */
   get first_seq(): number {
-    return this.#events[this.#head]?.seq ?? this.#last_seq + 1;
+    return this.#size === 0 ? this.#last_seq + 1 : (this.#slots[this.#start] as HostEvent).seq;
   }
 
   push(event: HostEvent): void {
@@ -59,29 +63,61 @@ export class EventRing {
     } catch {
       size = 1024;
     }
-    this.#events.push(event);
-    this.#sizes.push(size);
+    if (this.#size === this.max_events) this.#drop_oldest();
+    if (this.#size === this.#slots.length) this.#grow();
+    const index = (this.#start + this.#size) % this.#slots.length;
+    this.#slots[index] = event;
+    this.#sizes[index] = size;
+    this.#size += 1;
     this.#bytes += size;
     this.#last_seq = event.seq;
-    while (this.size > this.max_events || (this.#bytes > this.max_bytes && this.size > 1)) {
-      this.#bytes -= this.#sizes[this.#head] as number;
-      this.#head += 1;
+    while (this.#bytes > this.max_bytes && this.#size > 1) this.#drop_oldest();
+  }
+
+  /** Full but below `max_events`: twice the slots (at most `max_events`), oldest first. */
+  #grow(): void {
+    const capacity = Math.min(this.max_events, Math.max(16, this.#slots.length * 2));
+    const slots: (HostEvent | undefined)[] = this.#ordered(0);
+    const sizes = this.#ordered_sizes();
+    slots.length = capacity;
+    sizes.length = capacity;
+    this.#slots = slots.fill(undefined, this.#size);
+    this.#sizes = sizes.fill(0, this.#size);
+    this.#start = 0;
+  }
+
+  #drop_oldest(): void {
+    this.#bytes -= this.#sizes[this.#start] as number;
+    this.#slots[this.#start] = undefined;
+    this.#start = (this.#start + 1) % this.#slots.length;
+    this.#size -= 1;
+  }
+
+  /** The held events from the `skip`-th oldest on, oldest first. */
+  #ordered(skip: number): HostEvent[] {
+    const out: HostEvent[] = [];
+    const capacity = this.#slots.length;
+    for (let offset = skip; offset < this.#size; offset += 1) {
+      out.push(this.#slots[(this.#start + offset) % capacity] as HostEvent);
     }
-    // compact now and then, so dropped events do not pile up behind the head: at most as many
-    // again as the ring holds
-    if (this.#head >= Math.min(this.max_events, 1024) && this.#head * 2 > this.#events.length) {
-      this.#events = this.#events.slice(this.#head);
-      this.#sizes = this.#sizes.slice(this.#head);
-      this.#head = 0;
+    return out;
+  }
+
+  #ordered_sizes(): number[] {
+    const out: number[] = [];
+    const capacity = this.#sizes.length;
+    for (let offset = 0; offset < this.#size; offset += 1) {
+      out.push(this.#sizes[(this.#start + offset) % capacity] as number);
     }
+    return out;
   }
 
   after(seq: number): ReplayAnswer {
     if (!Number.isInteger(seq) || seq < 0 || seq > this.#last_seq) {
       return { truncated: true, events: [] };
     }
-    if (seq + 1 < this.first_seq) return { truncated: true, events: [] };
-    const offset = seq + 1 - this.first_seq;
-    return { truncated: false, events: this.#events.slice(this.#head + offset) };
+    const first = this.first_seq;
+    if (seq + 1 < first) return { truncated: true, events: [] };
+    return { truncated: false, events: this.#ordered(seq + 1 - first) };
   }
 }

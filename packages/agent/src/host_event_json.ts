@@ -1,21 +1,24 @@
 import type { HostEvent } from './session_host_types.js';
 
-const ENCODED = new WeakMap<HostEvent, string>();
+/** The event encoded last, and its text. */
+let last_event: HostEvent | undefined;
+let last_text = '';
 
 /**
- * The JSON text of a host event, made once per event and shared: the event ring measures it, and
- * a wire surface (`lich serve`) sends it to every subscriber, so 50 clients of one session cost
- * one `JSON.stringify`, not 51.
+ * The JSON text of a host event, shared while the event is being published: the host hands an
+ * event to its ring (which measures it) and then to every subscriber synchronously, so a wire
+ * surface (`lich serve`) that encodes it for 50 clients of one session costs one
+ * `JSON.stringify`, not 51. Only the newest event's text is kept, so held events (the ring's)
+ * cost no text; encoding one again later (a replay) stringifies it again.
  *
  * Contract: the same as `JSON.stringify(event)`, for an event the host made (events are never
  * changed after they are published); throws as `JSON.stringify` does (a value that cannot be
- * encoded); the text lives as long as the event does.
+ * encoded).
  */
 export function host_event_json(event: HostEvent): string {
-  let text = ENCODED.get(event);
-  if (text === undefined) {
-    text = JSON.stringify(event);
-    ENCODED.set(event, text);
+  if (event !== last_event) {
+    last_text = JSON.stringify(event);
+    last_event = event;
   }
-  return text;
+  return last_text;
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -107,6 +108,8 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const closing = new AbortController();
+  // every paused response listens to it: 50 streams at once are not a leak
+  setMaxListeners(0, closing.signal);
   const waiters = new Set<() => void>();
   let sequence = 0;
   let received = 0;
