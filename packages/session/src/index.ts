@@ -7,12 +7,9 @@ export { one_line } from '@lich/core';
 export { SessionError, type SessionErrorCode } from './errors.js';
 export type { AppendOptions, FsyncMode, SessionHandle } from './handle.js';
 export {
-  HEAD_BYTES,
   type ListSessionsOptions,
   list_sessions,
   type SessionSummary,
-  TAIL_BYTES,
-  TAIL_LIMIT_BYTES,
   TITLE_LIMIT,
 } from './list.js';
 export { export_markdown } from './markdown.js';
@@ -28,7 +25,6 @@ export {
   attach_recorder,
   type EventSource,
   type RecorderOptions,
-  RUN_INPUT_LIMIT,
   SessionRecorder,
 } from './recorder.js';
 export {
@@ -48,18 +44,13 @@ export {
   type SessionStartRecord,
   type TitleRecord,
 } from './records.js';
-export {
-  type SearchHit,
-  type SearchSessionsOptions,
-  search_sessions,
-} from './search.js';
+export { type SearchHit, type SearchSessionsOptions, search_sessions } from './search.js';
 export { assert_session_id, is_valid_session_id, new_session_id } from './session_id.js';
 export type { SessionStorage } from './session_storage.js';
 export {
   apply_record,
   conversation_of,
   empty_state,
-  INTERRUPTED_TOOL_RESULT,
   type SessionState,
   state_of,
 } from './state.js';
