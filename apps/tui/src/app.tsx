@@ -219,13 +219,14 @@ export function App(props: AppProps) {
     };
     bottom.push(...completion_lines(editor, sources, controller.commands, palette, width));
   }
-  bottom.push(
-    status_line(
-      { session: state.session, status: state.status, mode: controller.client.mode, hint },
-      palette,
-      width,
-    ),
+  const mode = controller.client.mode;
+  const { session, status } = state;
+  // the same at every keystroke: not measured again
+  const status_text = useMemo(
+    () => status_line({ session, status, mode, hint }, palette, width),
+    [session, status, mode, hint, palette, width],
   );
+  bottom.push(status_text);
   // The live region takes what is left, less a margin: ink must never draw a frame as tall as the
   // terminal (it would then clear the screen and its scrollback at every frame). Recomputed only
   // when what it shows changes, not at each keystroke.

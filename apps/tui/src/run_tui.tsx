@@ -9,6 +9,7 @@ import { App } from './app.js';
 import type { TuiClient } from './client.js';
 import { type OpenSession, TuiController } from './controller.js';
 import { index_files } from './file_index.js';
+import { frame_writes } from './frame_writes.js';
 import { append_history, history_path, read_history } from './input_history.js';
 import { make_palette, wants_color } from './palette.js';
 import { initial_state } from './state.js';
@@ -93,16 +94,18 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
         : { on_history: (entry: string) => void append_history(history_file, entry) })}
     />,
     {
-      stdout,
+      // each frame is one write to the terminal
+      stdout: frame_writes(stdout),
       stdin,
       exitOnCtrlC: false,
       patchConsole: true,
       // Not `incrementalRendering`: in ink 6.8 it rewrites the frame one line too low when the
       // frame ends with a newline (as every frame on the main screen does), leaving stale rows.
       // Host events are already batched at ~30 fps by the store and the spinner ticks at 10 fps:
-      // ink's own throttle is kept to a millisecond, so a keystroke is drawn when it arrives
-      // rather than at the next slot of a frame clock.
-      maxFps: 1000,
+      // ink's own throttle is off (0), so a keystroke is drawn when it arrives. Even a 1 ms
+      // throttle would put a timer, and so a sleep the scheduler of a busy machine can stretch,
+      // in the path of every keystroke that comes within a millisecond of a streamed frame.
+      maxFps: 0,
       onRender: () => {
         if (!first) return;
         first = false;
