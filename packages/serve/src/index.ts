@@ -1,21 +1,7 @@
-export {
-  AuthGate,
-  type AuthGateOptions,
-  type AuthVerdict,
-  make_token,
-} from './auth_gate.js';
-export { LineSplitter, type SplitLine } from './line_splitter.js';
-export {
-  type GuardOptions,
-  type GuardVerdict,
-  guard_request,
-  LOOPBACK_HOSTS,
-} from './request_guard.js';
+export { AuthGate, type AuthGateOptions, type AuthVerdict, make_token } from './auth_gate.js';
 export { RpcError } from './rpc_error.js';
 export {
   type ConnectOptions,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  DEFAULT_MAX_PENDING_REQUESTS,
   ServeCore,
   type ServeCoreOptions,
   type ServerInfo,
@@ -34,4 +20,4 @@ export {
   token_file_path,
   write_token_file,
 } from './token_file.js';
-export { RPC_PATH, start_ws_server, type WsServer, type WsServerOptions } from './ws_server.js';
+export { start_ws_server, type WsServer, type WsServerOptions } from './ws_server.js';
