@@ -244,6 +244,7 @@ export class Agent {
       ? attach_recorder(run_emitter, handle, {
           on_error: (error) =>
             warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
+          ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
         })
       : null;
     try {

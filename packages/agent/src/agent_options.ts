@@ -40,6 +40,8 @@ export interface AgentRunOptions {
    * absent to open a new session file for this run under `session_dir`.
    */
   session?: SessionHandle | false;
+  /** The client's id of the prompt, recorded in the session (a run again with it is a retry). */
+  request_id?: string;
   /** Hears this run's events only (the agent's emitter hears every run's). */
   on_event?: AgentListener;
   /**

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { add_usage, empty_usage, type Message, type Usage } from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
-import { one_line, type SessionHandle, TITLE_LIMIT } from '@lich/session';
+import {
+  is_retry_of,
+  type LastRun,
+  one_line,
+  type SessionHandle,
+  TITLE_LIMIT,
+} from '@lich/session';
 import type { Agent } from './agent.js';
 import { DeltaCoalescer } from './delta_coalescer.js';
 import { EventRing } from './event_ring.js';
@@ -41,6 +47,12 @@ export interface LiveSessionInit {
   history_limit?: number;
   /** Extra tool context of every run (the permission gate). */
   tool_context?: (session: LiveSession, turn_id: string) => Record<string, unknown>;
+  /**
+   * The session's last run as loaded (`before_last_run`). When the first run of this live
+   * session retries it (`is_retry_of`: the same request id, or the same input of a run whose
+   * process died), it runs from the history before it, so that attempt is replaced, not repeated.
+   */
+  last_run?: LastRun | null;
 }
 
 interface QueuedTurn {
@@ -111,9 +123,11 @@ export class LiveSession {
   #steering: string[] = [];
   #run: { turn_id: string; controller: AbortController; done: Promise<void> } | null = null;
   #idle_waiters: (() => void)[] = [];
+  #last_run: LastRun | null;
 
   constructor(init: LiveSessionInit) {
     this.#init = init;
+    this.#last_run = init.last_run ?? null;
     this.id = init.id;
     this.epoch = init.epoch;
     this.agent = init.agent;
@@ -352,6 +366,11 @@ export class LiveSession {
     let final: string | null = null;
     let turns_used = 0;
     let error: string | undefined;
+    const last_run = this.#last_run;
+    this.#last_run = null;
+    if (last_run !== null && is_retry_of(last_run, turn.input, turn.client_request_id)) {
+      this.history = [...last_run.history]; // the retry replaces the earlier attempt
+    }
     if (this.#init.history_limit !== undefined) {
       this.history = [...trim_history(this.history, this.#init.history_limit)];
     }
@@ -361,6 +380,7 @@ export class LiveSession {
         history: this.history,
         signal,
         session: this.handle ?? false,
+        ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
         on_event: (event) => {
           if (event.type === 'run_start') seen.context_tokens = approx_tokens(event.messages);
           else if (event.type === 'run_end') seen.messages = event.messages;

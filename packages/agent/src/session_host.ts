@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { empty_usage, type Message } from '@lich/core';
 import {
+  before_last_run,
   conversation_of,
   is_valid_session_id,
   new_session_id,
@@ -204,6 +205,7 @@ class Host implements SessionHost {
           created: state.start?.created ?? this.#now().toISOString(),
           approval_mode: this.#default_mode,
           usage_total: { ...state.usage_total },
+          last_run: before_last_run(state),
         });
       })();
       this.#loading.set(session_id, loading);
@@ -417,7 +419,7 @@ class Host implements SessionHost {
 /** What `#live` needs beyond what the host supplies. */
 type LiveSessionParts = Pick<
   ConstructorParameters<typeof LiveSession>[0],
-  'id' | 'handle' | 'history' | 'title' | 'created' | 'approval_mode' | 'usage_total'
+  'id' | 'handle' | 'history' | 'title' | 'created' | 'approval_mode' | 'usage_total' | 'last_run'
 >;
 
 /** A `SessionHost` with the command registry it runs slash commands from. */

@@ -49,8 +49,11 @@ export { assert_session_id, is_valid_session_id, new_session_id } from './sessio
 export type { SessionStorage } from './session_storage.js';
 export {
   apply_record,
+  before_last_run,
   conversation_of,
   empty_state,
+  is_retry_of,
+  type LastRun,
   type SessionState,
   state_of,
 } from './state.js';

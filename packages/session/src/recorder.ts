@@ -28,6 +28,8 @@ export interface RecorderOptions {
    * the event being recorded. Must not throw. Default: a warning on stderr (the first few only).
    */
   on_error?: (error: unknown, event: AgentEvent) => void;
+  /** Written as the `request_id` of the runs' `run_start` records (the prompt's client id). */
+  request_id?: string;
 }
 
 /** How long the `input` of a `run_start` record may be, in characters. */
@@ -66,6 +68,7 @@ function default_on_error(path: string): (error: unknown, event: AgentEvent) => 
 export class SessionRecorder {
   readonly handle: SessionHandle;
   readonly #on_error: (error: unknown, event: AgentEvent) => void;
+  readonly #request_id: string | undefined;
   readonly #pending = new Set<Promise<void>>();
   #detach: (() => void) | undefined;
   #run: number | undefined;
@@ -78,6 +81,7 @@ export class SessionRecorder {
   constructor(handle: SessionHandle, options: RecorderOptions = {}) {
     this.handle = handle;
     this.#on_error = options.on_error ?? default_on_error(handle.path);
+    this.#request_id = options.request_id;
     this.#failures_seen = handle.failed_writes;
   }
 
@@ -176,7 +180,9 @@ export class SessionRecorder {
     // after a failed write the file may lack records the handle's view holds: reseed in full
     const kept = failed ? 0 : common_prefix(this.handle.state.slots, event.messages);
     const fresh = event.messages.slice(kept);
-    const last_user = [...fresh].reverse().find((message) => message.role === 'user');
+    // the whole seed's last user message: a retry of a run that never ended may find its input
+    // in the kept part already
+    const last_user = [...event.messages].reverse().find((message) => message.role === 'user');
     this.#run = run;
     this.#history = [...event.messages];
     this.#usage = empty_usage();
@@ -187,6 +193,7 @@ export class SessionRecorder {
       seeded_count: event.messages.length,
       kept,
       input: last_user === undefined ? '' : one_line(last_user.content, RUN_INPUT_LIMIT),
+      ...(this.#request_id === undefined ? {} : { request_id: this.#request_id }),
     });
     fresh.forEach((message, offset) => {
       this.#write(event, { type: 'message', run, index: kept + offset, source: 'seed', message });

@@ -43,8 +43,13 @@ export interface RunStartRecord extends RecordBase {
    * truncates the conversation to this length before applying the seeded messages that follow.
    */
   kept: number;
-  /** The last user message among the newly seeded ones, on one line, clamped; `''` if none. */
+  /** The last user message of the seed, on one line, clamped; `''` if none. */
   input: string;
+  /**
+   * The client's id of the prompt that started the run, when it gave one (a gateway's message, a
+   * `serve` client's request): a later run with the same id is a retry of this one.
+   */
+  request_id?: string;
 }
 
 /**

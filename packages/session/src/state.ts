@@ -1,5 +1,6 @@
 import type { AssistantMessage, Message, ToolMessage, Usage } from '@lich/core';
-import { add_usage, empty_usage } from '@lich/core';
+import { add_usage, empty_usage, one_line } from '@lich/core';
+import { RUN_INPUT_LIMIT } from './recorder.js';
 import type { SessionRecord, SessionStartRecord } from './records.js';
 
 /**
@@ -22,6 +23,12 @@ export interface SessionState {
   records: number;
   /** The last `title` record's title, if any. */
   title?: string;
+  /**
+   * The last run: its number, how many slots came before it (`run_start.kept`), its input and
+   * request id, and whether it ended (no `run_end` when its process died mid-run). Absent before
+   * the first run, and when a compression moved the slots it counted.
+   */
+  last_run?: { run: number; kept: number; input: string; request_id?: string; ended: boolean };
 }
 
 /** A state with no records applied. */
@@ -47,6 +54,13 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
     case 'run_start':
       state.runs = Math.max(state.runs, record.run);
       truncate(state.slots, record.kept);
+      state.last_run = {
+        run: record.run,
+        kept: record.kept,
+        input: record.input,
+        ...(record.request_id === undefined ? {} : { request_id: record.request_id }),
+        ended: false,
+      };
       return;
     case 'message':
       state.runs = Math.max(state.runs, record.run);
@@ -57,6 +71,7 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       return;
     case 'compress_end': {
       if (!record.ok || record.summary_message === undefined) return;
+      delete state.last_run;
       const from = Math.min(record.from ?? 0, state.slots.length);
       const to = Math.min(Math.max(record.to ?? from, from), state.slots.length);
       state.slots.splice(from, to - from, record.summary_message);
@@ -65,6 +80,7 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
     case 'run_end':
       state.runs = Math.max(state.runs, record.run);
       truncate(state.slots, record.messages_count);
+      if (state.last_run?.run === record.run) state.last_run.ended = true;
       return;
     case 'title':
       state.title = record.title;
@@ -80,6 +96,46 @@ export function state_of(records: Iterable<SessionRecord>): SessionState {
   const state = empty_state();
   for (const record of records) apply_record(state, record);
   return state;
+}
+
+/**
+ * The conversation as it was before the session's last run, with what tells a retry of that run:
+ * a run started again for the same request (same `request_id`), or with the same input after its
+ * process died mid-run, continues from here, so the earlier attempt is replaced rather than
+ * repeated. Null before the first run.
+ */
+export function before_last_run(state: SessionState): LastRun | null {
+  const last = state.last_run;
+  if (last === undefined) return null;
+  const history = conversation_of({ ...state, slots: state.slots.slice(0, last.kept) });
+  return {
+    input: last.input,
+    ...(last.request_id === undefined ? {} : { request_id: last.request_id }),
+    ended: last.ended,
+    history,
+  };
+}
+
+/** The session's last run as `before_last_run` tells it. */
+export interface LastRun {
+  /** Its `run_start.input`: the last user message on one line, clamped (`RUN_INPUT_LIMIT`). */
+  input: string;
+  request_id?: string;
+  /** False when its process died mid-run (no `run_end`). */
+  ended: boolean;
+  /** The conversation before it. */
+  history: Message[];
+}
+
+/**
+ * Whether a run of `input` for `request_id` retries `last`: the same request id, or (when neither
+ * run has one) the same input of a run that never ended.
+ */
+export function is_retry_of(last: LastRun, input: string, request_id: string | undefined): boolean {
+  if (last.request_id !== undefined || request_id !== undefined) {
+    return last.request_id === request_id;
+  }
+  return !last.ended && one_line(input, RUN_INPUT_LIMIT) === last.input;
 }
 
 /** The text given as the result of a tool call whose result was never recorded. */

@@ -66,6 +66,9 @@ function check_fields(fields: Fields): string | undefined {
       return undefined;
     case 'run_start':
       if (typeof fields.input !== 'string') return "'input' is not a string";
+      if (fields.request_id !== undefined && typeof fields.request_id !== 'string') {
+        return "'request_id' is not a string";
+      }
       return require_counts(fields, ['run', 'max_turns', 'seeded_count', 'kept']);
     case 'message':
       if (typeof fields.source !== 'string' || !SOURCES.has(fields.source)) {

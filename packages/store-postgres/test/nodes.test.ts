@@ -23,7 +23,7 @@ import {
   start_node,
   stop_node,
 } from '../../../bench/src/gateway_cluster.js';
-import { migrate } from '../src/index.js';
+import { migrate, open_postgres_session_storage } from '../src/index.js';
 
 const CONVERSATIONS = 20;
 const MESSAGES = 20;
@@ -142,6 +142,23 @@ describe('three gateway nodes on one database', () => {
     const { redelivered } = expect_in_order_once(MESSAGES);
     expect(redelivered).toBeLessThanOrEqual(8); // at most one per run it had in flight
     expect(await Promise.all(started.slice(1).map(stop_node))).toEqual([0, 0]);
+    // the runs the dead node left half-written were replaced by their retries, not repeated
+    const storage = await open_postgres_session_storage({ url: database.url });
+    try {
+      const { rows } = await storage.pool.query<{ conversation_key: string; session_id: string }>(
+        'SELECT conversation_key, session_id FROM conversations',
+      );
+      expect(rows).toHaveLength(CONVERSATIONS);
+      for (const row of rows) {
+        const chat = row.conversation_key.split(':').pop() ?? '';
+        const history = await storage.read(row.session_id);
+        expect(history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(
+          Array.from({ length: MESSAGES }, (_, k) => `${chat} m${k}`),
+        );
+      }
+    } finally {
+      await storage.close();
+    }
   }, 180_000);
 
   it('go on with every conversation from its session after every node was restarted', async () => {

@@ -91,4 +91,53 @@ describe('a SessionHost on the PostgreSQL session storage', () => {
     ]);
     await second.stop();
   });
+
+  it('replaces a run its process left half-written when the same prompt comes again', async () => {
+    const first = await start_host();
+    const { session_id } = await first.host.create({ title: 'retry' });
+    expect(await first.ask(session_id, 'my name is Bo')).toBe('heard: my name is Bo');
+    await first.stop();
+    // what a node SIGKILLed mid-run leaves: the run's start and its prompt, no answer, no end
+    const storage = await open_postgres_session_storage({ url: database.url });
+    const handle = await storage.open(session_id);
+    const kept = handle.state.slots.length;
+    await handle.append({
+      type: 'run_start',
+      run: 2,
+      max_turns: 10,
+      seeded_count: kept + 1,
+      kept,
+      input: 'who am I?',
+    });
+    await handle.append({
+      type: 'message',
+      run: 2,
+      index: kept,
+      source: 'seed',
+      message: { role: 'user', content: 'who am I?' },
+    });
+    await handle.close();
+    await storage.close();
+
+    // the gateway's retry of that message, on another node
+    const second = await start_host();
+    await second.host.load(session_id);
+    expect(await second.ask(session_id, 'who am I?')).toBe('heard: my name is Bo | who am I?');
+    const history = await second.host.history(session_id);
+    expect(history.filter((message) => message.role !== 'system').map((m) => m.content)).toEqual([
+      'my name is Bo',
+      'heard: my name is Bo',
+      'who am I?',
+      'heard: my name is Bo | who am I?',
+    ]);
+    await second.stop();
+    // and so it reads from the database
+    const reader = await open_postgres_session_storage({ url: database.url });
+    const stored = await reader.read(session_id);
+    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'my name is Bo',
+      'who am I?',
+    ]);
+    await reader.close();
+  });
 });
