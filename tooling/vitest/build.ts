@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-/** The workspace root. */
+/** The repository root, found from this file's place (`tooling/vitest/`). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** The built `lich` executable (the CLI package's `bin`). */

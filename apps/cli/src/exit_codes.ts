@@ -10,5 +10,5 @@ export const EXIT = Object.freeze({
   TERMINATED: 143,
 });
 
-/** One of the exit codes above. */
+/** The status `lich` exits with: one of the values of `EXIT`. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -17,7 +17,7 @@ export const COMMANDS = [
   'help',
 ] as const;
 
-/** A command name. */
+/** A word `lich` takes as its command, one of `COMMANDS`. */
 export type CommandName = (typeof COMMANDS)[number];
 
 const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_compat, anthropic, ollama

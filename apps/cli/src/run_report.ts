@@ -44,7 +44,7 @@ export class RunReport {
     if (event.type === 'run_end') this.turns_used = event.turns_used;
   };
 
-  /** The result document. */
+  /** What `--json` prints at the end of a run (stream-json's last line), from the events heard. */
   document(fields: {
     answer: string | null;
     stopped_reason: string;

@@ -3,7 +3,6 @@ import type { SessionUpdate, ToolCallContent } from './acp_sdk.js';
 import { plan_entries } from './plan.js';
 import { describe_tool_call, is_plan_tool, type ToolDisplay } from './tool_display.js';
 
-/** A text content block. */
 export function text_block(text: string): { type: 'text'; text: string } {
   return { type: 'text', text };
 }

@@ -35,7 +35,7 @@ export interface CommandContext {
    * `SessionHostError` of code `invalid_argument` when no configured provider serves it.
    */
   set_model(model: string): Promise<void>;
-  /** The configured models. */
+  /** The models of the configured chain, the session default marked. */
   models(): ModelInfo[];
   /** The sessions of the work dir, newest first. */
   sessions(): Promise<SessionListing[]>;

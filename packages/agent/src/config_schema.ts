@@ -180,13 +180,13 @@ export const CONFIG_SCHEMA = z.object(CONFIG_SHAPE);
 /** One entry of the failover chain, as configured. */
 export type ProviderEntry = z.infer<typeof PROVIDER_ENTRY_SCHEMA>;
 
-/** The compression settings. */
+/** The `compression` key of the config, as parsed (defaults applied). */
 export type CompressionConfig = z.infer<typeof COMPRESSION_SCHEMA>;
 
 /** What a config file may hold. */
 export type ConfigFile = z.input<typeof CONFIG_FILE_SCHEMA>;
 
-/** The sandbox settings. */
+/** The `sandbox` key of the config, as parsed (defaults applied). */
 export type SandboxSettings = z.infer<typeof SANDBOX_SCHEMA>;
 
 /** The MCP servers catalog as configured. */

@@ -32,7 +32,7 @@ export function tool_kind(tool: string): ToolKind {
 
 /** A parsed rule: `tool` or `tool(pattern)`. */
 export interface PermissionRule {
-  /** As written. */
+  /** The rule as the config wrote it, trimmed: what a decision names as its rule. */
   text: string;
   tool: RegExp;
   /** The argument pattern, absent for a bare tool name. */

@@ -35,7 +35,7 @@ export const PERMISSIONS_SCHEMA = z
   })
   .describe('Which tool calls run, ask first, or never run.');
 
-/** The permissions as configured. */
+/** The `permissions` key of the config, as parsed (defaults applied). */
 export type PermissionsSettings = z.infer<typeof PERMISSIONS_SCHEMA>;
 
 /** The permissions when the config sets none. */

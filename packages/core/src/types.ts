@@ -59,7 +59,7 @@ export interface ToolMessage {
 /** Any message of a conversation. */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
-/** The role of a message. */
+/** `system`, `user`, `assistant` or `tool`: what tells the kinds of `Message` apart. */
 export type Role = Message['role'];
 
 /** A JSON Schema object, as handed to the model for a tool's parameters. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The Standard Webhooks headers. */
+/** The names of the three headers Standard Webhooks signs with: id, timestamp, signature. */
 export const WEBHOOK_HEADERS = {
   id: 'webhook-id',
   timestamp: 'webhook-timestamp',

@@ -182,7 +182,7 @@ export class GatewayBus implements GatewayIngress {
     return this.#live.size;
   }
 
-  /** Runs in flight now. */
+  /** How many runs hold a slot of the global cap now (started and not yet settled). */
   get runs_in_flight(): number {
     return this.#runs.held;
   }

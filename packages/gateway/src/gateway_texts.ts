@@ -12,7 +12,7 @@ export interface GatewayTexts {
   approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
 }
 
-/** The default texts. */
+/** What the gateway says (in English) where `GatewayTexts` overrides nothing. */
 export const DEFAULT_TEXTS: GatewayTexts = {
   slow_down: 'Slow down a little: I will answer again in a moment.',
   pairing: (platform, code) =>

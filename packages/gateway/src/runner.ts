@@ -17,7 +17,7 @@ export interface StartGatewayOptions {
   on_log?: (entry: GatewayLogEntry) => void;
 }
 
-/** How the gateway stopped. */
+/** What `RunningGateway.stopped` and `stop()` resolve with. */
 export interface GatewayStopped {
   /** The signal, `stop` when `stop()` was called, or `lease_lost` when the ingress lease was. */
   reason: NodeJS.Signals | 'stop' | 'lease_lost';
@@ -27,7 +27,7 @@ export interface GatewayStopped {
   forced: boolean;
 }
 
-/** A started gateway. */
+/** A gateway `start_gateway` started; it runs until a signal, `stop()` or a lost lease. */
 export interface RunningGateway {
   /** Resolves once the gateway has stopped and released everything. */
   readonly stopped: Promise<GatewayStopped>;

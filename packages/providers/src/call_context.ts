@@ -2,6 +2,6 @@
 export interface CallContext {
   /** The provider kind (`openai_compat`, `anthropic`, …), unless a wrapper says otherwise. */
   provider: string;
-  /** The configured model. */
+  /** The model as configured, named in every error and event of the call. */
   model: string;
 }

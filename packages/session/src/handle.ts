@@ -13,7 +13,7 @@ import { apply_record, type SessionState } from './state.js';
 /** When a handle flushes the file to disk: after every record, or at `run_end` (and close). */
 export type FsyncMode = 'record' | 'run_end';
 
-/** Per-append options. */
+/** Options of one `SessionHandle.append`. */
 export interface AppendOptions {
   /** When it has fired before the record's turn to be written, the record is not written. */
   signal?: AbortSignal;

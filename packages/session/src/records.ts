@@ -162,7 +162,7 @@ export type SessionRecord =
   | TitleRecord
   | PermissionRecord;
 
-/** The `type` of a record. */
+/** The record types a session file holds, as listed in `SESSION_RECORD_TYPES`. */
 export type SessionRecordType = SessionRecord['type'];
 
 type WithoutStamp<T> = T extends unknown ? Omit<T, 'v' | 'at'> & { at?: string } : never;

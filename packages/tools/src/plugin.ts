@@ -33,7 +33,7 @@ export type EventHook = (event: AgentEvent) => void | Promise<void>;
 export interface PluginCommandContext {
   /** The session the command was typed in; null when the surface records none. */
   session_id: string | null;
-  /** The work dir of the agent. */
+  /** The folder the agent's tools work in (`config.work_dir`); paths are resolved against it. */
   work_dir: string;
 }
 

@@ -6,7 +6,7 @@ import {
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
-/** A running allow-list proxy. */
+/** What `start_allow_list_proxy` started: where it listens, and `close` to stop it. */
 export interface AllowListProxy {
   /** Where it listens: a unix socket path, or a loopback TCP port. */
   address: { socket: string } | { port: number };

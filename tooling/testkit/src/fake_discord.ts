@@ -64,7 +64,7 @@ export interface FakeDiscordOptions {
   required_intents?: number;
 }
 
-/** The running fake. */
+/** What `start_fake_discord` started on loopback; `close` ends every socket and the server. */
 export interface FakeDiscord {
   /** REST base for discord.js's `rest.api`: `http://127.0.0.1:<port>/api`. */
   readonly api_url: string;

@@ -31,7 +31,7 @@ export interface FakeTwitchSent {
   at: number;
 }
 
-/** The running fake. */
+/** What `start_fake_twitch` started on loopback; `close` ends every socket and the server. */
 export interface FakeTwitch {
   readonly port: number;
   readonly url: string;
