@@ -1,21 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { empty_usage, type Message } from '@lich/core';
-import {
-  before_last_run,
-  conversation_of,
-  is_valid_session_id,
-  new_session_id,
-  one_line,
-  SessionStore,
-  TITLE_LIMIT,
-} from '@lich/session';
+import { new_session_id, one_line, SessionStore, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from './agent.js';
 import type { CommandRegistry } from './command_registry.js';
-import { DEFAULT_COALESCE_MS } from './delta_coalescer.js';
+import { approval_mode_argument, text_argument } from './host_arguments.js';
+import { host_models, host_tools } from './host_catalog.js';
 import { host_command_context } from './host_commands.js';
 import { HostStorage, summary_info } from './host_storage.js';
-import { LiveSession } from './live_session.js';
-import { PERMISSION_GATE_FIELD } from './permission_gate.js';
+import type { LiveSession } from './live_session.js';
+import { LiveSessions } from './live_sessions.js';
 import { PermissionRequests } from './permission_requests.js';
 import { SessionHostError } from './session_host_error.js';
 import type { SessionHostOptions } from './session_host_options.js';
@@ -34,22 +27,11 @@ import type {
   TurnTicket,
 } from './session_host_types.js';
 import { PERMISSION_OPTIONS } from './session_host_types.js';
-import { session_permission_gate } from './session_permission_gate.js';
-import { tool_allowed } from './tool_allowlist.js';
 
 export type { SessionHostOptions } from './session_host_options.js';
 
-const APPROVAL_MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
-
 function new_epoch(): string {
   return `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-}
-
-function text_argument(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new SessionHostError('invalid_argument', `${name} must be a non-empty string`);
-  }
-  return value;
 }
 
 /**
@@ -61,9 +43,7 @@ class Host implements SessionHost {
   readonly #agent: Agent;
   readonly #storage: HostStorage;
   readonly #options: SessionHostOptions;
-  readonly #sessions = new Map<string, LiveSession>();
-  /** Loads in progress, so two loads of one session share one open. */
-  readonly #loading = new Map<string, Promise<LiveSession>>();
+  readonly #sessions: LiveSessions;
   readonly #requests = new PermissionRequests();
   readonly #warn: (text: string) => void;
   readonly #now: () => Date;
@@ -81,6 +61,18 @@ class Host implements SessionHost {
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#now = options.now ?? (() => new Date());
+    this.#sessions = new LiveSessions({
+      epoch: this.epoch,
+      agent: this.#agent,
+      options,
+      storage: this.#storage,
+      requests: this.#requests,
+      warn: this.#warn,
+      now: this.#now,
+      default_mode: () => this.#default_mode,
+      check_open: () => this.#check_open(),
+      plugins_ready: () => this.#plugins_ready(),
+    });
   }
 
   /** The agent's registry behind `commands` and `run_command`, for surfaces to add to. */
@@ -106,45 +98,11 @@ class Host implements SessionHost {
     }
   }
 
-  #live(session: LiveSessionParts): LiveSession {
-    const live = new LiveSession({
-      ...session,
-      epoch: this.epoch,
-      agent: this.#agent,
-      ...(this.#options.ring_events === undefined
-        ? {}
-        : { ring_events: this.#options.ring_events }),
-      ...(this.#options.ring_bytes === undefined ? {} : { ring_bytes: this.#options.ring_bytes }),
-      coalesce_ms: this.#options.coalesce_ms ?? DEFAULT_COALESCE_MS,
-      tool_context: (live, turn_id) => ({
-        [PERMISSION_GATE_FIELD]: session_permission_gate({
-          policy: this.#agent.permissions,
-          mode: () => live.approval_mode,
-          approver: () => this.#requests.approver_for(live, turn_id, this.#options.approver),
-          remembered: this.#agent.remembered_answers(live.handle),
-          handle: live.handle,
-          on_warning: this.#warn,
-        }),
-      }),
-      ...(this.#options.history_limit === undefined
-        ? {}
-        : { history_limit: this.#options.history_limit }),
-      now: this.#now,
-      on_warning: this.#warn,
-    });
-    this.#sessions.set(live.id, live);
-    live.touch();
-    return live;
-  }
-
   async create(
     options: { title?: string; approval_mode?: ApprovalMode } = {},
   ): Promise<SessionInfo> {
     this.#check_open();
-    const approval_mode = options.approval_mode ?? this.#default_mode;
-    if (!APPROVAL_MODES.includes(approval_mode)) {
-      throw new SessionHostError('invalid_argument', `unknown approval mode '${approval_mode}'`);
-    }
+    const approval_mode = approval_mode_argument(options.approval_mode ?? this.#default_mode);
     const created = this.#now();
     await this.#plugins_ready();
     const handle = await this.#storage.create(
@@ -156,7 +114,7 @@ class Host implements SessionHost {
       this.#warn,
     );
     const title = options.title === undefined ? '' : one_line(options.title, TITLE_LIMIT);
-    const live = this.#live({
+    const live = this.#sessions.add({
       id: handle?.id ?? new_session_id(created),
       handle,
       history: [],
@@ -182,39 +140,8 @@ class Host implements SessionHost {
   }
 
   /** The live session, loading it from storage when it is only on disk. */
-  async #session(session_id: string): Promise<LiveSession> {
-    const live = this.#sessions.get(session_id);
-    if (live !== undefined) return live;
-    this.#check_open();
-    if (typeof session_id !== 'string' || !is_valid_session_id(session_id)) {
-      throw new SessionHostError('unknown_session', `no session '${String(session_id)}'`);
-    }
-    let loading = this.#loading.get(session_id);
-    if (loading === undefined) {
-      loading = (async () => {
-        const handle = await this.#storage.open(session_id);
-        await this.#plugins_ready();
-        const state = handle.state;
-        const history = conversation_of(state);
-        const first_user = history.find((message) => message.role === 'user');
-        return this.#live({
-          id: session_id,
-          handle,
-          history,
-          title: one_line(state.title ?? first_user?.content ?? '', TITLE_LIMIT),
-          created: state.start?.created ?? this.#now().toISOString(),
-          approval_mode: this.#default_mode,
-          usage_total: { ...state.usage_total },
-          last_run: before_last_run(state),
-        });
-      })();
-      this.#loading.set(session_id, loading);
-      void loading.then(
-        () => this.#loading.delete(session_id),
-        () => this.#loading.delete(session_id),
-      );
-    }
-    return loading;
+  #session(session_id: string): Promise<LiveSession> {
+    return this.#sessions.session(session_id);
   }
 
   async list(): Promise<SessionInfo[]> {
@@ -332,9 +259,7 @@ class Host implements SessionHost {
   }
 
   async set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void> {
-    if (!APPROVAL_MODES.includes(mode)) {
-      throw new SessionHostError('invalid_argument', `unknown approval mode '${String(mode)}'`);
-    }
+    approval_mode_argument(mode);
     const live = await this.#session(session_id);
     live.approval_mode = mode;
     live.touch();
@@ -370,19 +295,11 @@ class Host implements SessionHost {
   }
 
   models(): ModelInfo[] {
-    return this.#agent.config.providers.map((entry, index) => ({
-      provider: entry.kind,
-      model: entry.model,
-      default: index === 0,
-    }));
+    return host_models(this.#agent);
   }
 
   tools(): ToolInfo[] {
-    const enabled = this.#agent.config.tools_enabled;
-    return this.#agent.registry
-      .list()
-      .filter((tool) => tool_allowed(tool.name, enabled))
-      .map((tool) => ({ name: tool.name, description: tool.description }));
+    return host_tools(this.#agent);
   }
 
   async idle(session_id: string): Promise<void> {
@@ -396,31 +313,12 @@ class Host implements SessionHost {
 
   shutdown(options: { deadline_ms?: number } = {}): Promise<void> {
     this.#shutting_down ??= (async () => {
-      const sessions = [...this.#sessions.values()];
-      for (const live of sessions) live.drop_queue();
-      const deadline = options.deadline_ms ?? 10_000;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const waited = Promise.all(sessions.map((live) => live.idle()));
-      await Promise.race([
-        waited,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, Math.max(0, deadline));
-        }),
-      ]);
-      clearTimeout(timer);
-      await Promise.all(sessions.map((live) => live.close()));
-      this.#sessions.clear();
+      await this.#sessions.drain(options.deadline_ms ?? 10_000);
       await this.#agent.close();
     })();
     return this.#shutting_down;
   }
 }
-
-/** What `#live` needs beyond what the host supplies. */
-type LiveSessionParts = Pick<
-  ConstructorParameters<typeof LiveSession>[0],
-  'id' | 'handle' | 'history' | 'title' | 'created' | 'approval_mode' | 'usage_total' | 'last_run'
->;
 
 /** A `SessionHost` with the command registry it runs slash commands from. */
 export interface LocalSessionHost extends SessionHost {
