@@ -1,10 +1,18 @@
 /**
  * `lich db migrate` and `lich serve --store` against a real PostgreSQL server (`LICH_TEST_DATABASE_URL`, or one the test
- * starts): the migrations run from empty, then again without a change; the URL is required.
+ * starts): the migrations run from empty, then again without a change; the URL is required; a
+ * real WebSocket client's session outlives the server that made it.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Message } from '@lich/core';
+import { read_token_file } from '@lich/serve';
+import { LichClient, ws_transport } from '@lich/serve/client';
+import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { start_test_database, type TestDatabase } from '@lich/testkit/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
+import { BIN, make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
 
 let database: TestDatabase;
 let sandbox: Sandbox;
@@ -76,4 +84,102 @@ describe('lich serve --store', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/postgres_unmigrated_nowhere/);
   });
+});
+
+describe('lich serve --store over WebSocket', () => {
+  let model: FakeServer;
+
+  beforeAll(async () => {
+    await run_lich(['db', 'migrate', '--database-url', database.url], {
+      cwd: sandbox.work_dir,
+      env: sandbox.env,
+    });
+    model = await start_openai_server({
+      respond: (request) => {
+        const messages = (request.body as { messages: Message[] }).messages;
+        const said = messages.filter((m) => m.role === 'user').map((m) => m.content);
+        return { text: `heard: ${said.join(' | ')}` };
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  /** `lich serve --store <url>` on a free port; resolves its URL and token once it listens. */
+  async function serve(): Promise<{ child: ChildProcess; url: string; token: string }> {
+    const run_dir = join(sandbox.temp.path, 'run');
+    await mkdir(run_dir, { recursive: true, mode: 0o700 });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', database.url], {
+      cwd: sandbox.work_dir,
+      env: { ...openai_env(sandbox, model.base_url), XDG_RUNTIME_DIR: run_dir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+        stderr += text;
+        const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`lich serve exited ${code}: ${stderr}`)));
+    });
+    const file = await read_token_file(join(run_dir, 'lich', 'serve.json'));
+    return { child, url, token: file?.token ?? '' };
+  }
+
+  async function ask(client: LichClient, session_id: string, text: string): Promise<unknown> {
+    const done = new Promise<unknown>((resolve) => {
+      const off = client.on_event((event) => {
+        if (event.session_id === session_id && event.type === 'turn.completed') {
+          off();
+          resolve(event.payload.final);
+        }
+      });
+    });
+    await client.prompt(session_id, text);
+    return done;
+  }
+
+  async function stop(child: ChildProcess): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    return exited;
+  }
+
+  it('keeps a session in the database: a second server continues it', async () => {
+    const first = await serve();
+    const a = await LichClient.connect({
+      transport: ws_transport({ url: first.url, token: first.token }),
+      reconnect: false,
+    });
+    const { session_id, path } = await a.request('session.new', { title: 'team' });
+    expect(path).toMatch(/^postgres:\/\/.*#session=/);
+    await a.subscribe(session_id);
+    expect(await ask(a, session_id, 'my name is Ann')).toBe('heard: my name is Ann');
+    await a.close();
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await serve();
+    const b = await LichClient.connect({
+      transport: ws_transport({ url: second.url, token: second.token }),
+      reconnect: false,
+    });
+    try {
+      const { sessions } = await b.request('session.list');
+      expect(sessions.map((info) => info.session_id)).toContain(session_id);
+      await b.request('session.load', { session_id });
+      await b.subscribe(session_id);
+      expect(await ask(b, session_id, 'who am I?')).toBe('heard: my name is Ann | who am I?');
+      const { messages } = await b.request('session.history', { session_id });
+      expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+        'my name is Ann',
+        'who am I?',
+      ]);
+    } finally {
+      await b.close();
+    }
+    expect(await stop(second.child)).toBe(0);
+  }, 60_000);
 });
