@@ -18,7 +18,7 @@
  * the floor `floor - host` at the same moments, Lich over the floor per event `lich - floor`
  * (what Lich adds beyond a bare message sent at the same moment; target p99 ≤ 2 ms as well), the
  * server's own share (its listener to the return of `ws.send`), this process's event loop
- * delay, and the server's peak RSS (target ≤ 200 MB). On a loaded machine the floor alone can
+ * delay, the CPU the server and the clients used, and the server's peak RSS (target ≤ 200 MB). On a loaded machine the floor alone can
  * pass 2 ms; the rows say so rather than hide it.
  *
  * Run: `pnpm bench:serve` (BENCH_CLIENTS, BENCH_COALESCE_MS, BENCH_CHUNK_DELAY_MS, BENCH_SPREAD_MS
@@ -137,7 +137,12 @@ export async function run(): Promise<BenchRow[]> {
     }
     // how late this process's own event loop runs: part of every figure below
     const loop_delay = monitorEventLoopDelay({ resolution: 1 });
+    await new Promise((resolve) => {
+      server.child.once('message', resolve);
+      server.child.send({ kind: 'mark' });
+    });
     loop_delay.enable();
+    const cpu_at_start = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       clients.map(async (client, index) => {
@@ -147,11 +152,13 @@ export async function run(): Promise<BenchRow[]> {
     );
     await Promise.all(done);
     const wall_ms = performance.now() - started;
+    const client_cpu = process.cpuUsage(cpu_at_start);
     loop_delay.disable();
     const report = await new Promise<{
       arrivals: Record<string, number[]>;
       sent: Record<string, number[]>;
       peak_rss_kb: number;
+      cpu_ms: number;
     }>((resolve) => {
       server.child.once('message', (message) => resolve(message as never));
       server.child.send({ kind: 'report' });
@@ -241,6 +248,14 @@ export async function run(): Promise<BenchRow[]> {
         baseline: loop_delay.percentile(99) / 1e6,
         baseline_name: 'p99',
         unit: 'ms',
+      },
+      {
+        bench: 'serve',
+        metric: 'CPU during the run, % of one core: the server (baseline: the 50 clients)',
+        lich: (100 * report.cpu_ms) / wall_ms,
+        baseline: (100 * (client_cpu.user + client_cpu.system)) / 1000 / wall_ms,
+        baseline_name: 'clients',
+        unit: '%',
       },
       {
         bench: 'serve',

@@ -8,7 +8,8 @@
  * `ws` server, no Lich) to the same client process: the floor, what any message from this process
  * to that one costs at that moment. Lich's own listener (encode, `ws.send`) runs after it, so the
  * floor's send is counted in Lich's figure, never the other way round. Started through `fork`;
- * sends `{ url, token, bare_url }`, answers `report` with the stamps and the peak RSS (VmHWM).
+ * sends `{ url, token, bare_url }`; answers `mark` (the run starts) with `marked`, and `report`
+ * with the stamps, the peak RSS (VmHWM) and the CPU time used since `mark`.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -102,12 +103,19 @@ function peak_rss_kb(): number {
   return match ? Number(match[1]) : process.resourceUsage().maxRSS;
 }
 
+/** CPU time used since `mark` (the prompts are about to go out). */
+let cpu_at_mark = process.cpuUsage();
 process.on('message', (message: { kind: string }) => {
-  if (message.kind === 'report') {
+  if (message.kind === 'mark') {
+    cpu_at_mark = process.cpuUsage();
+    process.send?.({ kind: 'marked' });
+  } else if (message.kind === 'report') {
+    const cpu = process.cpuUsage(cpu_at_mark);
     process.send?.({
       arrivals: Object.fromEntries(arrivals),
       sent: Object.fromEntries(sent),
       peak_rss_kb: peak_rss_kb(),
+      cpu_ms: (cpu.user + cpu.system) / 1000,
     });
   }
 });
