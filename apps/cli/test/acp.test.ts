@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { type FakeServer, start_openai_server } from '@lich/testkit';
+import { type FakeServer, type ScriptStep, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, make_sandbox, openai_env, type Sandbox } from './helpers.js';
 
@@ -91,6 +91,28 @@ function spawn_acp(
   };
 }
 
+/** What an editor does first: `initialize`, then `session/new` in the sandbox's work dir. */
+async function open_session(lich: ReturnType<typeof spawn_acp>) {
+  await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+  return lich.agent.request('session/new', { cwd: sandbox.work_dir, mcpServers: [] });
+}
+
+/** The model edits `notes.txt` (midnight → dawn) once, then answers. */
+function edit_script(): ScriptStep[] {
+  return [
+    {
+      tool_calls: [
+        {
+          id: 'call_edit',
+          name: 'edit_file',
+          arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
+        },
+      ],
+    },
+    { text: 'Done.' },
+  ];
+}
+
 beforeEach(async () => {
   sandbox = await make_sandbox({ 'notes.txt': 'the owl flies at midnight\n' });
 });
@@ -166,29 +188,12 @@ describe('lich acp, spawned', () => {
     ['reject_once', 'the owl flies at midnight\n'],
   ] as const) {
     it(`asks before an edit and honours ${answer}`, async () => {
-      model = await start_openai_server({
-        script: [
-          {
-            tool_calls: [
-              {
-                id: 'call_edit',
-                name: 'edit_file',
-                arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
-              },
-            ],
-          },
-          { text: 'Done.' },
-        ],
-      });
+      model = await start_openai_server({ script: edit_script() });
       const lich = spawn_acp(
         { ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' },
         answer,
       );
-      await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
-      const { sessionId } = await lich.agent.request('session/new', {
-        cwd: sandbox.work_dir,
-        mcpServers: [],
-      });
+      const { sessionId } = await open_session(lich);
       const response = await lich.agent.request('session/prompt', {
         sessionId,
         prompt: [{ type: 'text', text: 'make it dawn' }],
@@ -210,30 +215,13 @@ describe('lich acp, spawned', () => {
   }
 
   it('--yolo starts sessions in yolo: the edit runs without asking', async () => {
-    model = await start_openai_server({
-      script: [
-        {
-          tool_calls: [
-            {
-              id: 'call_edit',
-              name: 'edit_file',
-              arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
-            },
-          ],
-        },
-        { text: 'Done.' },
-      ],
-    });
+    model = await start_openai_server({ script: edit_script() });
     const lich = spawn_acp(
       { ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' },
       'reject_once',
       ['--yolo'],
     );
-    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
-    const created = await lich.agent.request('session/new', {
-      cwd: sandbox.work_dir,
-      mcpServers: [],
-    });
+    const created = await open_session(lich);
     expect(created.modes?.currentModeId).toBe('yolo');
     await lich.agent.request('session/prompt', {
       sessionId: created.sessionId,
@@ -252,11 +240,7 @@ describe('lich acp, spawned', () => {
       script: [{ kind: 'status', status: 401, message: 'bad key' }, { text: 'ok now' }],
     });
     const lich = spawn_acp({ ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' });
-    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
-    const { sessionId } = await lich.agent.request('session/new', {
-      cwd: sandbox.work_dir,
-      mcpServers: [],
-    });
+    const { sessionId } = await open_session(lich);
     await expect(
       lich.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'a' }] }),
     ).rejects.toMatchObject({ message: expect.stringContaining('bad key') });
@@ -274,11 +258,7 @@ describe('lich acp, spawned', () => {
       script: [{ text: 'a long answer that keeps coming', chunk_chars: 2, chunk_delay_ms: 200 }],
     });
     const lich = spawn_acp({ ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' });
-    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
-    const { sessionId } = await lich.agent.request('session/new', {
-      cwd: sandbox.work_dir,
-      mcpServers: [],
-    });
+    const { sessionId } = await open_session(lich);
     const prompt = lich.agent.request('session/prompt', {
       sessionId,
       prompt: [{ type: 'text', text: 'talk' }],
