@@ -14,7 +14,8 @@
  * On stderr, per run: the nodes' and the database's CPU seconds, and what each node did (messages,
  * conversations, claims taken over, slot occupancy; see `gateway_pg_trace.ts`), to tell uneven
  * work from a loaded machine. `LICH_BENCH_CONVERSATIONS`, `LICH_BENCH_MESSAGES` and
- * `LICH_BENCH_SLOTS` change the load (the same for every node count).
+ * `LICH_BENCH_SLOTS` change the load (the same for every node count); `LICH_BENCH_SEED` the
+ * random order of the sends.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,7 +103,7 @@ async function run_nodes(count: number, model_url: string): Promise<RunResult> {
       )),
     );
     const total = CONVERSATIONS * MESSAGES;
-    const random = seeded_random(count);
+    const random = seeded_random(count + Number(process.env.LICH_BENCH_SEED ?? 0));
     const distinct = () => new Set(callbacks.deliveries.map((delivery) => delivery.id)).size;
     const began = performance.now();
     await Promise.all(
