@@ -23,7 +23,8 @@
  *
  * Run: `pnpm bench:serve` (BENCH_CLIENTS, BENCH_COALESCE_MS, BENCH_CHUNK_DELAY_MS, BENCH_SPREAD_MS
  * to vary; a delay of 1 streams 1,000 tokens a second per client, which saturates two cores by
- * itself). BENCH_DUMP=<file> writes every event's times, one line each.
+ * itself). BENCH_DUMP=<file> writes every event's times, one line each; LICH_BENCH_NODE_ARGS
+ * passes Node options to the server process (`--cpu-prof --cpu-prof-dir=<dir>`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -47,13 +48,18 @@ const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 10);
 const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 33);
 const TARGET_MS = 2;
 
+/** Node options of the server process (`--cpu-prof`, …). */
+const NODE_ARGS = (process.env.LICH_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 function start(
   script: string,
   env: Record<string, string>,
+  exec_argv: string[] = [],
 ): Promise<{ child: ChildProcess; hello: Record<string, string> }> {
   return new Promise((resolve, reject) => {
     const child = fork(join(import.meta.dirname, script), [], {
       env: { ...process.env, ...env },
+      execArgv: exec_argv,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (hello) => resolve({ child, hello: hello as Record<string, string> }));
@@ -101,7 +107,11 @@ export async function run(): Promise<BenchRow[]> {
     BENCH_CLIENTS: String(CLIENTS),
     BENCH_CHUNK_DELAY_MS: String(CHUNK_DELAY_MS),
   });
-  const server = await start('serve_host.js', { BENCH_BASE_URL: provider.hello.base_url ?? '' });
+  const server = await start(
+    'serve_host.js',
+    { BENCH_BASE_URL: provider.hello.base_url ?? '' },
+    NODE_ARGS,
+  );
   const clients: LichClient[] = [];
   const bare_sockets: WebSocket[] = [];
   try {
