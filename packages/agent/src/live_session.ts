@@ -9,9 +9,9 @@ import {
   TITLE_LIMIT,
 } from '@lich/session';
 import type { Agent } from './agent.js';
-import { DeltaCoalescer } from './delta_coalescer.js';
-import { EventRing } from './event_ring.js';
+import type { EventRing } from './event_ring.js';
 import { map_agent_event, type TurnSink } from './host_event_mapper.js';
+import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
   HostEvent,
@@ -62,11 +62,6 @@ interface QueuedTurn {
   client_request_id?: string;
 }
 
-interface Listener {
-  listener: (event: HostEvent) => void;
-  can_approve: boolean;
-}
-
 function new_turn_id(): string {
   return `turn_${randomUUID()}`;
 }
@@ -93,7 +88,7 @@ function approx_tokens(messages: readonly Message[]): number {
 /**
  * One session held by a `SessionHost`: its history, its session file, at most one run in flight,
  * the queue of prompts and follow-ups behind it, steering text for the run, and its event stream
- * (seq, ring, coalesced deltas, subscribers).
+ * (`SessionEventStream`: seq, ring, coalesced deltas, subscribers).
  *
  * Contract: `publish` gives each event the next seq, keeps it in the ring and hands it to every
  * listener synchronously (a throwing listener is ignored); pending deltas always go out before
@@ -106,7 +101,6 @@ export class LiveSession {
   readonly agent: Agent;
   readonly handle: SessionHandle | null;
   readonly created: string;
-  readonly ring: EventRing;
   history: Message[];
   title: string;
   approval_mode: ApprovalMode;
@@ -116,9 +110,7 @@ export class LiveSession {
   updated: string;
   closed = false;
   readonly #init: LiveSessionInit;
-  readonly #coalescer: DeltaCoalescer;
-  readonly #listeners = new Set<Listener>();
-  #seq = 0;
+  readonly #events: SessionEventStream;
   #queue: QueuedTurn[] = [];
   #steering: string[] = [];
   #run: { turn_id: string; controller: AbortController; done: Promise<void> } | null = null;
@@ -139,13 +131,13 @@ export class LiveSession {
     this.usage_total = init.usage_total;
     this.updated = init.now().toISOString();
     this.model_spec = undefined;
-    this.ring = new EventRing({
-      ...(init.ring_events === undefined ? {} : { max_events: init.ring_events }),
-      ...(init.ring_bytes === undefined ? {} : { max_bytes: init.ring_bytes }),
+    this.#events = new SessionEventStream({
+      session_id: init.id,
+      epoch: init.epoch,
+      ...(init.ring_events === undefined ? {} : { ring_events: init.ring_events }),
+      ...(init.ring_bytes === undefined ? {} : { ring_bytes: init.ring_bytes }),
+      coalesce_ms: init.coalesce_ms,
     });
-    this.#coalescer = new DeltaCoalescer(init.coalesce_ms, (kind, turn_id, text) =>
-      this.#append(kind === 'reasoning' ? 'reasoning.delta' : 'message.delta', { turn_id, text }),
-    );
   }
 
   get busy(): boolean {
@@ -163,9 +155,12 @@ export class LiveSession {
 
   /** How many subscribers answer permission requests. */
   get approvers(): number {
-    let count = 0;
-    for (const entry of this.#listeners) if (entry.can_approve) count += 1;
-    return count;
+    return this.#events.approvers;
+  }
+
+  /** The events held for replay. */
+  get ring(): EventRing {
+    return this.#events.ring;
   }
 
   info(): SessionInfo {
@@ -190,8 +185,7 @@ export class LiveSession {
 
   /** Sends pending deltas, then `type` as the session's next event. */
   publish<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void {
-    this.#coalescer.flush();
-    this.#append(type, payload);
+    this.#events.publish(type, payload);
   }
 
   /** Publishes `session.info` after a change of the session's facts. */
@@ -200,52 +194,9 @@ export class LiveSession {
     this.publish('session.info', this.info());
   }
 
-  #append<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void {
-    this.#seq += 1;
-    const event = {
-      session_id: this.id,
-      epoch: this.epoch,
-      seq: this.#seq,
-      type,
-      payload,
-    } as HostEvent;
-    this.ring.push(event);
-    for (const entry of this.#listeners) {
-      try {
-        entry.listener(event);
-      } catch {
-        // a subscriber's failure is its own; the others and the run go on
-      }
-    }
-  }
-
   /** Replays what the subscriber missed (or says truncated), then delivers live. Synchronous. */
   subscribe(listener: (event: HostEvent) => void, options: SubscribeOptions = {}): Subscription {
-    let truncated = false;
-    let replayed = 0;
-    if (options.epoch !== undefined && options.epoch !== this.epoch) {
-      truncated = true;
-    } else if (options.after_seq !== undefined) {
-      const answer = this.ring.after(options.after_seq);
-      truncated = answer.truncated;
-      for (const event of answer.events) {
-        replayed += 1;
-        try {
-          listener(event);
-        } catch {
-          // as for live delivery
-        }
-      }
-    }
-    const entry: Listener = { listener, can_approve: options.can_approve === true };
-    this.#listeners.add(entry);
-    return {
-      replayed,
-      truncated,
-      unsubscribe: () => {
-        this.#listeners.delete(entry);
-      },
-    };
+    return this.#events.subscribe(listener, options);
   }
 
   /** Queues a run; starts it at once when the session is free. */
@@ -300,9 +251,9 @@ export class LiveSession {
     this.abort();
     await this.#run?.done;
     this.closed = true;
-    this.#coalescer.close();
+    this.#events.flush_and_stop();
     this.touch();
-    this.#listeners.clear();
+    this.#events.drop_listeners();
     await this.handle?.close();
     this.#wake_idle();
   }
@@ -348,7 +299,7 @@ export class LiveSession {
     } = { messages: null, finish_reason: undefined, context_tokens: 0 };
     const sink: TurnSink = {
       turn_id,
-      delta: (kind, text) => this.#coalescer.push(kind, turn_id, text),
+      delta: (kind, text) => this.#events.delta(kind, turn_id, text),
       publish: (type, payload) => this.publish(type, payload),
       usage: (usage) => {
         turn_usage = add_usage(turn_usage, usage);
