@@ -1,5 +1,6 @@
 import type { ChatDelta } from '@lich/core';
 import { ProviderError } from '@lich/providers';
+import { thrown } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { AnthropicStreamState } from './anthropic_stream_state.js';
 
@@ -19,15 +20,7 @@ function run(events: Event[]) {
   return { state, deltas };
 }
 
-function caught(action: () => unknown): ProviderError {
-  try {
-    action();
-  } catch (error) {
-    if (ProviderError.is_instance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ProviderError');
-}
+const caught = (action: () => unknown): ProviderError => thrown(action, ProviderError.is_instance);
 
 const start: Event = [
   'message_start',

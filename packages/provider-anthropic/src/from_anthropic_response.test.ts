@@ -1,19 +1,12 @@
 import { ProviderError } from '@lich/providers';
+import { thrown } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { from_anthropic_response } from './from_anthropic_response.js';
 import { read_anthropic_error } from './read_anthropic_error.js';
 
 const context = { provider: 'anthropic', model: 'claude-test' };
 
-function caught(action: () => unknown): ProviderError {
-  try {
-    action();
-  } catch (error) {
-    if (ProviderError.is_instance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ProviderError');
-}
+const caught = (action: () => unknown): ProviderError => thrown(action, ProviderError.is_instance);
 
 describe('from_anthropic_response', () => {
   it('maps content blocks, stop reason and usage', () => {

@@ -1,18 +1,11 @@
 import { ProviderError } from '@lich/providers';
+import { thrown } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { from_openai_response } from './from_openai_response.js';
 
 const context = { provider: 'openai_compat', model: 'm' };
 
-function caught(action: () => unknown): ProviderError {
-  try {
-    action();
-  } catch (error) {
-    if (ProviderError.is_instance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ProviderError');
-}
+const caught = (action: () => unknown): ProviderError => thrown(action, ProviderError.is_instance);
 
 describe('from_openai_response', () => {
   it('maps text, reasoning, tool calls and usage', () => {

@@ -1,5 +1,6 @@
 import type { ChatDelta } from '@lich/core';
 import { ProviderError } from '@lich/providers';
+import { thrown } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { OpenAiStreamState } from './openai_stream_state.js';
 
@@ -18,15 +19,7 @@ function delta(value: object, finish_reason: string | null = null) {
   return { id: 'c1', model: 'gpt-test-0613', choices: [{ index: 0, delta: value, finish_reason }] };
 }
 
-function caught(action: () => unknown): ProviderError {
-  try {
-    action();
-  } catch (error) {
-    if (ProviderError.is_instance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ProviderError');
-}
+const caught = (action: () => unknown): ProviderError => thrown(action, ProviderError.is_instance);
 
 describe('OpenAiStreamState', () => {
   it('streams text and reasoning, and reads usage from the last chunk', () => {

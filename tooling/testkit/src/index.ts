@@ -59,4 +59,5 @@ export type {
 } from './script.js';
 export { split_bytes, split_text } from './split.js';
 export { make_temp_dir, type TempDir } from './temp_dir.js';
+export { thrown } from './thrown.js';
 export { unused_port_url } from './unused_port.js';
