@@ -268,14 +268,34 @@ async function quit_lich(pty: Pty): Promise<void> {
   clearTimeout(timer);
 }
 
-/** One typist per terminal: the characters typed so far. */
+/** Timed keys typed on one line of the prompt before it is emptied: it never wraps. */
+const KEYS_PER_LINE = 40;
+
+/**
+ * One typist per terminal. Each line of the prompt starts with an untimed three-character prefix
+ * that differs from line to line (`qj0`, `qj1`…), so what a keystroke waits for (the last 20
+ * characters of the line) is never a string that something else on the screen, or the line
+ * before, could show; after KEYS_PER_LINE keys the line is emptied (Ctrl+U) and a new one begun,
+ * so the echo is always on one row of the terminal.
+ */
 class Typist {
   private typed = '';
+  private lines = 0;
   readonly times: number[] = [];
   constructor(readonly pty: Pty) {}
 
+  private async new_line(): Promise<void> {
+    const prefix = `qj${this.lines % 10}`;
+    this.lines += 1;
+    const shown = this.pty.wait_for([prefix], 'a new prompt line');
+    this.pty.write(this.typed === '' ? prefix : `\u0015${prefix}`);
+    this.typed = prefix;
+    await shown;
+  }
+
   /** Types the next character and resolves with the time to the output showing it. */
   async key(index: number): Promise<number> {
+    if (this.typed === '' || this.typed.length >= KEYS_PER_LINE + 3) await this.new_line();
     const char = String.fromCharCode(97 + (index % 26));
     this.typed += char;
     const echoed = this.pty.wait_for([this.typed.slice(-20)], `the echo of '${char}'`);

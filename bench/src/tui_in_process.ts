@@ -12,6 +12,8 @@ import { run_tui, type TuiClient } from '@lich/tui';
 
 const COLUMNS = 100;
 const ROWS = 30;
+/** Timed keys typed on one line of the prompt before a new one: it never wraps. */
+const KEYS_PER_LINE = 40;
 
 /**
  * A terminal's stdout: each write is counted and handed to the waiters, which look for fixed
@@ -166,10 +168,31 @@ export async function in_process_keystrokes(options: {
   await poll(subscribed);
   await ready;
 
+  let lines = 0;
+  /**
+   * Empties the prompt (unless it is empty) and types an untimed prefix that differs from line
+   * to line, so a keystroke's echo is never mistaken for something else on the screen.
+   */
+  const new_line = async (typed: string) => {
+    const prefix = `qj${lines % 10}`;
+    lines += 1;
+    const shown = written(prefix);
+    if (typed !== '') press(ctrl_key('u'));
+    for (const char of prefix) press(text_key(char));
+    await shown;
+    return prefix;
+  };
+  let untimed_frames = 0;
+  /** Types `count` keys, a new line every `KEYS_PER_LINE` (the echo stays on one row). */
   const type = async (count: number, stop: () => boolean) => {
     const times: number[] = [];
     let typed = '';
     for (let index = 0; index < count && !stop(); index++) {
+      if (typed === '' || typed.length >= KEYS_PER_LINE + 3) {
+        const before = counts.writes;
+        typed = await new_line(typed);
+        untimed_frames += counts.writes - before;
+      }
       const char = String.fromCharCode(97 + (index % 26));
       typed += char;
       const shown = written(typed.slice(-20));
@@ -185,8 +208,8 @@ export async function in_process_keystrokes(options: {
 
   const writes_before = counts.writes;
   const rest = await type(options.keystrokes, () => false);
-  // the Ctrl+U after the last key is one more frame
-  const writes_per_key = (counts.writes - writes_before) / (rest.length + 1);
+  // the Ctrl+U after the last key is one more frame; the new lines' frames are not keystrokes'
+  const writes_per_key = (counts.writes - writes_before - untimed_frames) / (rest.length + 1);
   const stream_writes = counts.writes;
   const stream_started = performance.now();
   let idle: Promise<void> | null = null;

@@ -6,6 +6,7 @@ import { VirtualTerminal } from '../test/virtual_terminal.js';
 import { App } from './app.js';
 import { TuiController } from './controller.js';
 import { make_palette } from './palette.js';
+import { SCREEN_OPTIONS } from './screen_options.js';
 import { create_store } from './store.js';
 import { manual_keys } from './terminal_input.js';
 
@@ -30,9 +31,9 @@ async function mount(options: { columns?: number; rows?: number; color?: boolean
   const instance = render(
     <App controller={controller} keys={keys} palette={palette} files={() => ['src/a.ts']} />,
     {
+      ...SCREEN_OPTIONS,
       stdout: vt.stdout,
       stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      exitOnCtrlC: false,
       patchConsole: false,
     },
   );
@@ -110,6 +111,42 @@ describe('App frames', () => {
     expect(all.indexOf('› explain')).toBeLessThan(all.indexOf('The first paragraph'));
     // never cleared: no erase-display, no erase-scrollback
     expect(vt.cleared()).toBe(false);
+  });
+
+  it('rewrites only the lines that changed, as the region grows, stays and shrinks', async () => {
+    const { until, emit, keys, vt } = await mount({ rows: 16 });
+    const status = /fake-model · openai_compat/g;
+    const screen = () => vt.screen().join('\n');
+    emit('turn.started', { ...T, input: 'explain', kind: 'prompt' });
+    emit('message.delta', { ...T, text: '```\nalpha();\nbeta();\n' });
+    await until((text) => text.includes('beta();'), 'the region grown');
+    keys.write('typed');
+    await until((text) => text.includes('› typed'), 'the typing');
+    // the same height: a keystroke rewrites its line, not the code above it
+    const before = vt.writes.length;
+    keys.write('!');
+    await until((text) => text.includes('› typed!'), 'the keystroke');
+    const frame = vt.writes.slice(before).join('');
+    expect(frame).not.toContain('alpha();');
+    expect(screen().match(status)).toHaveLength(1);
+    expect(screen().match(/› typed/g)).toHaveLength(1);
+    // taller, then shorter again when the code block ends and moves up into the transcript
+    emit('message.delta', { ...T, text: 'gamma();\ndelta();\n' });
+    await until((text) => text.includes('delta();'), 'the region grown more');
+    emit('message.delta', { ...T, text: '```\n\nDone.' });
+    emit('usage.update', { ...T, usage, usage_total: usage });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('Done.') && text.includes('↑1.2k'), 'the end');
+    expect(screen().match(status)).toHaveLength(1);
+    expect(screen().match(/› typed!/g)).toHaveLength(1);
+    const all = vt.text();
+    for (const line of ['alpha();', 'beta();', 'gamma();', 'delta();', 'Done.']) {
+      expect(count(all, line)).toBe(1);
+    }
+    // the status line is the last row drawn, with nothing stale under it
+    const rows = vt.screen();
+    const last = rows.findLastIndex((row) => row !== '');
+    expect(rows[last]).toMatch(status);
   });
 
   it('on leaving takes the prompt and the status line away and keeps the transcript', async () => {

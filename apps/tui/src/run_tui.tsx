@@ -12,6 +12,7 @@ import { index_files } from './file_index.js';
 import { frame_writes } from './frame_writes.js';
 import { append_history, history_path, read_history } from './input_history.js';
 import { make_palette, wants_color } from './palette.js';
+import { SCREEN_OPTIONS } from './screen_options.js';
 import { initial_state } from './state.js';
 import { create_store } from './store.js';
 import { attach_terminal, type KeySource } from './terminal_input.js';
@@ -97,15 +98,8 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       // each frame is one write to the terminal
       stdout: frame_writes(stdout),
       stdin,
-      exitOnCtrlC: false,
+      ...SCREEN_OPTIONS,
       patchConsole: true,
-      // Not `incrementalRendering`: in ink 6.8 it rewrites the frame one line too low when the
-      // frame ends with a newline (as every frame on the main screen does), leaving stale rows.
-      // Host events are already batched at ~30 fps by the store and the spinner ticks at 10 fps:
-      // ink's own throttle is off (0), so a keystroke is drawn when it arrives. Even a 1 ms
-      // throttle would put a timer, and so a sleep the scheduler of a busy machine can stretch,
-      // in the path of every keystroke that comes within a millisecond of a streamed frame.
-      maxFps: 0,
       onRender: () => {
         if (!first) return;
         first = false;
