@@ -149,6 +149,41 @@ describe('App frames', () => {
     expect(rows[last]).toMatch(status);
   });
 
+  it('keeps a blank line that comes as the region grows at the bottom of the screen', async () => {
+    const { until, emit, vt } = await mount({ rows: 12 });
+    // an earlier answer fills the screen, so the live region is drawn on its last rows
+    emit('turn.started', { ...T, input: 'fill', kind: 'prompt' });
+    emit('message.delta', {
+      ...T,
+      text: Array.from({ length: 14 }, (_, n) => `p${n}`).join('\n\n'),
+    });
+    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('p13'), 'the first answer');
+    emit('turn.started', { turn_id: 't2', input: 'code', kind: 'prompt' });
+    emit('message.delta', { turn_id: 't2', text: '```\nfirst_line();\n' });
+    await until((text) => text.includes('first_line();'), 'the first code line');
+    // the frame grows by five lines at once, the fourth of them blank: it falls where the last
+    // frame ended, under the bottom of the screen
+    emit('message.delta', { turn_id: 't2', text: 'a();\nb();\nc();\n\nsecond_line();\n' });
+    await until((text) => text.includes('second_line();'), 'the second code line');
+    const rows = vt.screen();
+    const first = rows.findIndex((row) => row.includes('first_line();'));
+    expect(rows.slice(first, first + 6).map((row) => row.trim())).toEqual([
+      'first_line();',
+      'a();',
+      'b();',
+      'c();',
+      '',
+      'second_line();',
+    ]);
+    expect(
+      vt
+        .screen()
+        .join('\n')
+        .match(/fake-model · openai_compat/g),
+    ).toHaveLength(1);
+  });
+
   it('on leaving takes the prompt and the status line away and keeps the transcript', async () => {
     const { until, emit, store, vt } = await mount();
     emit('turn.started', { ...T, input: 'explain', kind: 'prompt' });
