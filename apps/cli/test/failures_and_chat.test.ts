@@ -1,26 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type FakeServer, start_ollama_server, unused_port_url } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
 import {
-  type FakeServer,
-  start_ollama_server,
-  start_openai_server,
-  unused_port_url,
-} from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { make_sandbox, openai_env, request_body, run_lich, type Sandbox } from './helpers.js';
+  openai_env,
+  request_body,
+  run_lich,
+  type Sandbox,
+  sandbox_and_server_each,
+} from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox();
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
-});
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
 const env = () => openai_env(sandbox, server.base_url);
 const run = (args: string[], extra: Partial<Parameters<typeof run_lich>[1]> = {}) =>

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { make_temp_dir, type TempDir } from '@lich/testkit';
+import { type FakeServer, make_temp_dir, start_openai_server, type TempDir } from '@lich/testkit';
+import { afterEach, beforeEach } from 'vitest';
 import { built_lich_bin } from './build_cli.js';
 
 /**
@@ -51,6 +52,26 @@ export async function make_sandbox(files: Record<string, string> = {}): Promise<
     OLLAMA_HOST: '127.0.0.1:9',
   };
   return { temp, home, xdg, work_dir, env, cleanup: () => temp.cleanup() };
+}
+
+/**
+ * Registers a fresh sandbox (with `files` in its work dir) and fake OpenAI server around each test
+ * of the calling file, handing them to `take` before the test and closing both after it.
+ */
+export function sandbox_and_server_each(
+  take: (made: { sandbox: Sandbox; server: FakeServer }) => void,
+  files: Record<string, string> = {},
+): void {
+  let made: { sandbox: Sandbox; server: FakeServer } | undefined;
+  beforeEach(async () => {
+    made = { sandbox: await make_sandbox(files), server: await start_openai_server() };
+    take(made);
+  });
+  afterEach(async () => {
+    await made?.server.close();
+    await made?.sandbox.cleanup();
+    made = undefined;
+  });
 }
 
 /** Options of `run_lich`. */

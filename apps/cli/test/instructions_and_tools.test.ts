@@ -1,22 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeServer, start_openai_server } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { make_sandbox, openai_env, request_body, run_lich, type Sandbox } from './helpers.js';
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import {
+  openai_env,
+  request_body,
+  run_lich,
+  type Sandbox,
+  sandbox_and_server_each,
+} from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox();
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
-});
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
 type Body = {
   messages: { role: string; content: string }[];

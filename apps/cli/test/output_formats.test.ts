@@ -1,18 +1,12 @@
-import { type FakeServer, type ScriptStep, start_openai_server } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
+import type { FakeServer, ScriptStep } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import { openai_env, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox({ 'notes.txt': 'The launch code is 4711.\n' });
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
+sandbox_and_server_each((made) => ({ sandbox, server } = made), {
+  'notes.txt': 'The launch code is 4711.\n',
 });
 
 const run = (args: string[], extra: Partial<Parameters<typeof run_lich>[1]> = {}) =>

@@ -1,26 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type FakeServer,
-  start_anthropic_server,
-  start_ollama_server,
-  start_openai_server,
-} from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { make_sandbox, request_body, run_lich, type Sandbox } from './helpers.js';
+import { type FakeServer, start_anthropic_server, start_ollama_server } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import { request_body, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox();
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
-});
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
 describe('providers from flags and the environment', () => {
   it('makes an OpenAI-compatible provider from --base-url and --model alone (the README example)', async () => {

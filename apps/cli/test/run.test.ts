@@ -1,28 +1,22 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeServer, start_openai_server, unused_port_url } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeServer, unused_port_url } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
 import {
-  make_sandbox,
   openai_env,
   read_records,
   request_body,
   run_lich,
   type Sandbox,
+  sandbox_and_server_each,
   session_files,
 } from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox({ 'notes.txt': 'The launch code is 4711.\n' });
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
+sandbox_and_server_each((made) => ({ sandbox, server } = made), {
+  'notes.txt': 'The launch code is 4711.\n',
 });
 
 type Body = { messages: { role: string; content: string | null }[]; tools?: unknown[] };

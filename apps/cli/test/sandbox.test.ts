@@ -2,22 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FakeServer, start_openai_server } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import { openai_env, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox();
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
-});
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
 /** A PATH holding node and bash but no bwrap: a machine without bubblewrap. */
 async function path_without_bwrap(): Promise<string> {

@@ -1,20 +1,12 @@
 import { execFile } from 'node:child_process';
-import { type FakeServer, start_openai_server } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, make_sandbox, openai_env, type Sandbox } from './helpers.js';
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import { BIN, openai_env, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
 
-beforeEach(async () => {
-  sandbox = await make_sandbox();
-  server = await start_openai_server();
-});
-
-afterEach(async () => {
-  await server.close();
-  await sandbox.cleanup();
-});
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
 /** Runs `lich` on a pseudo-terminal (util-linux `script`); resolves with all it wrote. */
 function on_terminal(args: string[], env: Record<string, string>): Promise<string> {
