@@ -99,8 +99,13 @@ interface LiveConversation {
   last_active: number;
   /** A shared store: the epoch of this node's last claim (its live session is current after it). */
   last_epoch: number;
-  /** Whether the last pump got the claim (one that did not looks for no more work after it). */
-  claimed: boolean;
+  /**
+   * Whether the last pump ran a prompt: only then does a slot it frees look for more work (a pump
+   * that found nothing to do must not set off another look, and so on).
+   */
+  worked: boolean;
+  /** A chunk of this conversation was left unsent here (its sends failed). */
+  unsent_left: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -395,7 +400,8 @@ export class GatewayBus implements GatewayIngress {
         in_flight: null,
         last_active: 0,
         last_epoch: 0,
-        claimed: false,
+        worked: false,
+        unsent_left: false,
       };
       this.#live.set(key, conversation);
     }
@@ -417,7 +423,7 @@ export class GatewayBus implements GatewayIngress {
           // a slot freed with nothing queued here: take what waits on a busy (or dead) node now,
           // not at the next poll
           if (
-            conversation.claimed &&
+            conversation.worked &&
             this.store.shared === true &&
             this.#runs.free &&
             this.#runs.waiting === 0
@@ -438,7 +444,7 @@ export class GatewayBus implements GatewayIngress {
   async #pump(conversation: LiveConversation): Promise<void> {
     const { key } = conversation;
     const shared = this.store.shared === true;
-    conversation.claimed = false;
+    conversation.worked = false;
     if (shared) {
       await this.#runs.acquire();
       if (this.#state === 'aborting' || this.#state === 'closed') {
@@ -453,7 +459,6 @@ export class GatewayBus implements GatewayIngress {
       if (shared) this.#runs.release();
       throw error;
     }
-    conversation.claimed = claim !== null;
     if (claim === null) {
       if (shared) this.#runs.release();
       conversation.wake = false; // another worker has it, and will see the message
@@ -462,7 +467,12 @@ export class GatewayBus implements GatewayIngress {
     let look_again = false;
     try {
       if (shared) await this.#refresh(conversation, claim);
-      await this.#send_unsent(key);
+      // a shared store's claim right after this node's own last one: nobody else left chunks
+      // unsent, and this node sent all of its own unless a send failed
+      if (!shared || claim.epoch !== conversation.last_epoch + 1 || conversation.unsent_left) {
+        conversation.unsent_left = false;
+        await this.#send_unsent(key);
+      }
       for (;;) {
         if (this.#state === 'aborting' || this.#state === 'closed') return;
         conversation.wake = false;
@@ -474,6 +484,7 @@ export class GatewayBus implements GatewayIngress {
         }
         if (this.#mode(key) === 'collect') pending = await this.#settle_collect(conversation);
         const finished = await this.#run(conversation, claim, pending, shared);
+        conversation.worked = true;
         if (!finished) return;
         if (shared) {
           look_again = true;
@@ -654,8 +665,11 @@ export class GatewayBus implements GatewayIngress {
       count: chunks.length,
       text: chunk,
     }));
-    await this.store.outbox.put(entries, claim);
-    await this.store.log.mark_done(claim.conversation_key, last.seq, claim);
+    if (this.store.answer !== undefined) await this.store.answer(entries, last.seq, claim);
+    else {
+      await this.store.outbox.put(entries, claim);
+      await this.store.log.mark_done(claim.conversation_key, last.seq, claim);
+    }
     for (const entry of entries) await this.#send(entry);
     const reply = entries.length === 0 ? null : { key: entries[0]?.key ?? '', text, chunks };
     const outcome: Settlement['outcome'] = failed ? 'failed' : reply ? 'answered' : 'no_answer';
@@ -683,7 +697,9 @@ export class GatewayBus implements GatewayIngress {
         return;
       } catch (error) {
         if (attempt >= attempts) {
-          // left unsent in the outbox: the next start sends it
+          // left unsent in the outbox: the next claim (or start) sends it
+          const conversation = this.#live.get(entry.target.conversation_key);
+          if (conversation !== undefined) conversation.unsent_left = true;
           this.#warn(entry.target.conversation_key, `chunk ${entry.key} not sent`, error);
           return;
         }

@@ -143,3 +143,28 @@ describe('GatewayBus on two nodes of a shared store, new conversations', () => {
     expect(busy.adapter.texts('test:new')).toEqual([]);
   });
 });
+
+describe('GatewayBus on a shared store, a chunk whose sends failed', () => {
+  it('is sent before the next reply when the node claims the conversation again', async () => {
+    // a clock standing still: each claim's epoch is the last one plus one, as on a database
+    const store: GatewayStore = { ...memory_store({ now: () => 0 }), shared: true };
+    const adapter = new FakeAdapter();
+    const node = await make_bus({
+      host: new FakeSessionHost({ behaviour: (turn) => `re: ${turn.input}` }),
+      adapter,
+      store,
+      send_attempts: 1,
+      poll_ms: 60_000,
+    });
+    adapter.fail_sends = 1;
+    await node.bus.receive(make_message({ chat: 'x', text: 'first' }));
+    await adapter.until(() => adapter.settlements.length === 1, 5_000);
+    expect(adapter.texts('test:x')).toEqual([]);
+    expect((await store.outbox.unsent('test:x')).map((entry) => entry.text)).toEqual(['re: first']);
+    await node.bus.receive(make_message({ chat: 'x', text: 'second' }));
+    await adapter.until(() => adapter.texts('test:x').length === 2, 5_000);
+    expect(adapter.texts('test:x')).toEqual(['re: first', 're: second']);
+    await node.bus.drain();
+    await node.bus.close();
+  });
+});

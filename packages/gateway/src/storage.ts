@@ -167,6 +167,12 @@ export interface GatewayStore {
    * bus polls this (all pending when absent), and looks once more whenever a run slot frees.
    */
   waiting_longer_than?(ms: number): Promise<string[]>;
+  /**
+   * `outbox.put(entries)` and `log.mark_done(key, seq)` as one write (one round trip to a
+   * database): both or neither, rejecting with `FencedError` when the claim is no longer current.
+   * The bus uses the two calls when absent.
+   */
+  answer?(entries: readonly OutboxEntry[], seq: number, claim: Claim): Promise<void>;
   /** Waits until this node holds the ingress lease `name`; rejects when `signal` fires first. */
   acquire_lease?(name: string, options?: { signal?: AbortSignal }): Promise<IngressLease>;
   /** Flushes and closes what the store holds open. Idempotent. */

@@ -364,6 +364,21 @@ export async function open_postgres_gateway_store(
     pool,
     node,
     prune: (older_than_ms = retention_ms) => prune_done(pool, older_than_ms),
+    answer: async (entries: readonly OutboxEntry[], seq: number, claim: Claim) => {
+      const { rows } = await pool.query<{ held: string }>(
+        `WITH c AS (${CURRENT_CLAIM}),
+         i AS (INSERT INTO outbox (key, conversation_key, seq, chunk_index, entry)
+               SELECT e->>'key', $1, (e->>'seq')::bigint, (e->>'index')::integer, e
+               FROM jsonb_array_elements($3::jsonb) AS e
+               WHERE EXISTS (SELECT 1 FROM c)
+               ON CONFLICT (key) DO NOTHING),
+         u AS (UPDATE inbound SET done = true
+               WHERE conversation_key = $1 AND seq <= $4 AND NOT done AND EXISTS (SELECT 1 FROM c))
+         SELECT count(*) AS held FROM c`,
+        [claim.conversation_key, claim.epoch, JSON.stringify(entries), seq],
+      );
+      if (Number(rows[0]?.held) === 0) throw new FencedError(claim);
+    },
     log: new PgConversationLog(pool, node.id),
     lock: new PgConversationLock(pool, node, options.steal_after_ms),
     outbox: new PgOutbox(pool),

@@ -164,17 +164,24 @@ describe('the gateway store', () => {
       FencedError.is_instance,
     );
     await expect(a.log.mark_done(key, seq, old)).rejects.toSatisfy(FencedError.is_instance);
+    await expect(a.answer?.([entry(key, seq, 'stale')], seq, old)).rejects.toSatisfy(
+      FencedError.is_instance,
+    );
     await expect(a.log.bind_session(key, 's-stale', old)).rejects.toSatisfy(
       FencedError.is_instance,
     );
     expect(await b.outbox.unsent(key)).toEqual([]);
     expect((await b.log.pending(key)).map((logged) => logged.seq)).toEqual([seq]);
-    // the current holder writes
-    await b.outbox.put([entry(key, seq, 'fresh')], current);
-    await b.log.mark_done(key, seq, current);
+    // the current holder writes: the reply and the message done at once
+    await b.answer?.([entry(key, seq, 'fresh')], seq, current);
     await b.log.bind_session(key, 's-1', current);
     expect(await a.log.session_of(key)).toBe('s-1');
     expect(await b.log.pending(key)).toEqual([]);
+    expect((await b.outbox.unsent(key)).map((item) => item.text)).toEqual(['fresh']);
+    // and alone, each
+    await b.outbox.put([entry(key, seq, 'again')], current);
+    await b.log.mark_done(key, seq, current);
+    expect((await b.outbox.unsent(key)).map((item) => item.text)).toEqual(['fresh']);
   });
 
   it('keeps each reply chunk once and resends only what was not marked sent', async () => {
