@@ -1,14 +1,5 @@
 #!/usr/bin/env node
-import { run_cli } from './webhook_platform.js';
+import { run_platform_bin } from '@lich/gateway';
+import { WEBHOOK_DEFINITION } from './webhook_platform.js';
 
-run_cli(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-    // everything is closed by now; a handle left open by a library must not keep the process
-    setTimeout(() => process.exit(code), 2_000).unref();
-  },
-  (error: unknown) => {
-    process.stderr.write(`lich-gateway-webhook: ${error instanceof Error ? error.stack : error}\n`);
-    process.exit(1);
-  },
-);
+run_platform_bin(WEBHOOK_DEFINITION);

@@ -284,3 +284,24 @@ export async function run_platform_cli(
     return fail(error instanceof Error ? error.message : String(error), 1);
   }
 }
+
+/**
+ * What a platform package's bin does: `run_platform_cli` with the process's arguments, then the
+ * exit. Contract: exits with the command's code (and at the latest 2 s later, so a handle a
+ * platform library left open cannot keep the process alive); an unexpected throw is printed with
+ * its stack and exits 1.
+ */
+export function run_platform_bin(definition: PlatformDefinition): void {
+  run_platform_cli(definition, process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+      // everything is closed by now; a handle left open by a library must not keep the process
+      setTimeout(() => process.exit(code), 2_000).unref();
+    },
+    (error: unknown) => {
+      const text = error instanceof Error ? error.stack : String(error);
+      process.stderr.write(`lich-gateway-${definition.platform}: ${text}\n`);
+      process.exit(1);
+    },
+  );
+}
