@@ -6,9 +6,11 @@
  * machine, not the design, is what is measured), and more nodes should run more at once. Each
  * run sends 24 conversations × 10 messages, every message to a random node, each conversation in
  * order (the next message once the last was taken); replies come back to a callback server.
- * Measured: messages per second from the first send to the last reply at each node count, the
- * ratio of 3 nodes to 1 (target ≥ 2.5), and in the same runs that every message was answered
- * exactly once (counted by the reply's idempotency key) and each conversation in send order.
+ * Measured: messages per second from the first send to the last reply at each node count (over
+ * `LICH_BENCH_ROUNDS` runs of each, 2 by default, in the order 1 2 3 3 2 1 so that a drifting
+ * machine load weighs on every count alike), the ratio of 3 nodes to 1 (target ≥ 2.5), and in
+ * the same runs that every message was answered exactly once (counted by the reply's
+ * idempotency key) and each conversation in send order.
  * The database: `LICH_BENCH_DATABASE_URL` or `LICH_TEST_DATABASE_URL`'s server, else one started
  * from the system's initdb; a fresh database per run. `pnpm bench:gateway-pg`.
  * On stderr, per run: the nodes' and the database's CPU seconds, and what each node did (messages,
@@ -41,10 +43,17 @@ const MESSAGES = Number(process.env.LICH_BENCH_MESSAGES ?? 10);
 const SLOTS_PER_NODE = Number(process.env.LICH_BENCH_SLOTS ?? 2);
 const ANSWER_DELAY_MS = 200;
 const NODE_COUNTS = [1, 2, 3];
+/**
+ * Each count runs this often, in the order 1 2 3 3 2 1 (…): the machine's load drifts over the
+ * minutes a bench takes, and a mirrored order gives every count the same share of it.
+ */
+const ROUNDS = Number(process.env.LICH_BENCH_ROUNDS ?? 2);
 const TARGET_RATIO = 2.5;
 
 interface RunResult {
   nodes: number;
+  messages: number;
+  seconds: number;
   messages_per_s: number;
   exactly_once: boolean;
   ordered: boolean;
@@ -135,7 +144,15 @@ async function run_nodes(count: number, model_url: string): Promise<RunResult> {
         `${backends.length} database backends ${database_cpu.toFixed(1)} s\n`,
     );
     process.stderr.write(format_trace(await read_trace(database.url), SLOTS_PER_NODE));
-    return { nodes: count, messages_per_s: total / seconds, exactly_once, ordered, redelivered };
+    return {
+      nodes: count,
+      messages: total,
+      seconds,
+      messages_per_s: total / seconds,
+      exactly_once,
+      ordered,
+      redelivered,
+    };
   } finally {
     for (const node of nodes) if (node.alive) node.child.kill('SIGKILL');
     await callbacks.close();
@@ -154,17 +171,37 @@ export async function run(): Promise<BenchRow[]> {
       return { text: `re: ${last?.content ?? ''}`, delay_ms: ANSWER_DELAY_MS };
     },
   });
-  const results: RunResult[] = [];
+  const runs: RunResult[] = [];
+  const order = Array.from({ length: ROUNDS }, (_, round) =>
+    round % 2 === 0 ? NODE_COUNTS : [...NODE_COUNTS].reverse(),
+  ).flat();
   try {
-    for (const count of NODE_COUNTS) {
+    for (const count of order) {
       process.stderr.write(`  ${count} node(s), ${CONVERSATIONS} conv × ${MESSAGES} msgs…\n`);
-      results.push(await run_nodes(count, model.base_url));
+      const result = await run_nodes(count, model.base_url);
+      process.stderr.write(`    ${result.messages_per_s.toFixed(1)} msg/s\n`);
+      runs.push(result);
     }
   } finally {
     await model.close();
     close_sender();
   }
-  const label = `${CONVERSATIONS} conv × ${MESSAGES} msgs, ${SLOTS_PER_NODE} slots/node, model ${ANSWER_DELAY_MS} ms`;
+  // each count over all its runs: every message over all their time; every run must be right
+  const results: RunResult[] = NODE_COUNTS.map((count) => {
+    const mine = runs.filter((run) => run.nodes === count);
+    const messages = mine.reduce((sum, run) => sum + run.messages, 0);
+    const seconds = mine.reduce((sum, run) => sum + run.seconds, 0);
+    return {
+      nodes: count,
+      messages,
+      seconds,
+      messages_per_s: messages / seconds,
+      exactly_once: mine.every((run) => run.exactly_once),
+      ordered: mine.every((run) => run.ordered),
+      redelivered: mine.reduce((sum, run) => sum + run.redelivered, 0),
+    };
+  });
+  const label = `${CONVERSATIONS} conv × ${MESSAGES} msgs, ${SLOTS_PER_NODE} slots/node, model ${ANSWER_DELAY_MS} ms, ${ROUNDS} runs`;
   const rows: BenchRow[] = [];
   const one = results[0];
   for (const result of results) {
@@ -190,7 +227,7 @@ export async function run(): Promise<BenchRow[]> {
       },
       {
         bench: 'gateway-pg',
-        metric: `exactly one reply per message, in send order, ${result.nodes} node(s)`,
+        metric: `exactly one reply per message, in send order, ${result.nodes} node(s), every run`,
         lich: result.exactly_once && result.ordered ? 1 : 0,
         unit: 'ok',
         target: 'every message once, every conversation in order',
