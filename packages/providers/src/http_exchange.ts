@@ -32,6 +32,14 @@ export interface HttpExchange {
    */
   body: AsyncIterator<Uint8Array, void, undefined>;
   /**
+   * The body read push-style instead of through `body` (use one or the other): `on_chunk` gets each
+   * chunk as it arrives and returns `true` once the caller needs no more, which leaves the body as
+   * `body.return()` does (read off after `release()`, else the connection closed). Resolves at the
+   * end of the body or after that `true`; rejects with what `on_chunk` threw, unchanged, or as
+   * `body.next()` would. Optional: without it, callers iterate `body`.
+   */
+  each_chunk?(on_chunk: (chunk: Uint8Array) => boolean): Promise<void>;
+  /**
    * Says the caller has what it needs (the stream's final event came), before it leaves the body
    * with `return()`: the rest of the body is then read off, so the connection can serve the next
    * request, and closed if the rest does not come promptly. Without it, leaving early closes the

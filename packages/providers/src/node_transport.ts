@@ -1,7 +1,8 @@
-import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Agent, ClientRequest, RequestOptions } from 'node:http';
 import type { HttpExchange, HttpRequest, Transport } from './http_exchange.js';
+import { body_chunks, type Opened, push_body } from './node_body.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
-import { connection_error, cut_error } from './to_provider_error.js';
+import { connection_error } from './to_provider_error.js';
 
 /**
  * How long a kept-alive connection may sit idle before it is closed (undici's default as well);
@@ -76,130 +77,11 @@ function to_headers(raw: readonly string[]): Headers {
   return headers;
 }
 
-/**
- * The body as sent, or decoded when the server compressed it although nothing asked for that
- * (`gzip`, `deflate`, `br`, leniently at a truncated end, as undici decodes). An encoding Node
- * cannot undo is handed on as sent, as undici does.
- */
-async function decoded(response: IncomingMessage): Promise<AsyncIterable<Uint8Array>> {
-  const codings = (response.headers['content-encoding'] ?? '')
-    .split(',')
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '' && coding !== 'identity')
-    .reverse();
-  if (codings.length === 0) return response;
-  const zlib = await import('node:zlib');
-  const { pipeline } = await import('node:stream');
-  const sync = zlib.constants.Z_SYNC_FLUSH;
-  const stages = [];
-  for (const coding of codings) {
-    if (coding === 'gzip' || coding === 'x-gzip') {
-      stages.push(zlib.createGunzip({ flush: sync, finishFlush: sync }));
-    } else if (coding === 'deflate') {
-      stages.push(zlib.createInflate({ flush: sync, finishFlush: sync }));
-    } else if (coding === 'br') {
-      const flush = zlib.constants.BROTLI_OPERATION_FLUSH;
-      stages.push(zlib.createBrotliDecompress({ flush, finishFlush: flush }));
-    } else {
-      return response;
-    }
-  }
-  // an error anywhere destroys every stage, the last with that error, which its iterator rethrows
-  pipeline([response, ...stages], () => undefined);
-  return stages[stages.length - 1] as AsyncIterable<Uint8Array>;
-}
-
-/** One request whose answer's headers arrived. */
-interface Opened {
-  outgoing: ClientRequest;
-  response: IncomingMessage;
-  /** The socket error that broke the connection after the headers, when there was one. */
-  late_error(): unknown;
-  /** Stops listening to the signal (the exchange is over). */
-  detach(): void;
-  /** Set by `release()`: leaving the body early reads the rest off instead of closing. */
-  released: boolean;
-  /** Called once the body is done with: ended (the socket free again) or its connection closed. */
-  settled(): void;
-  /** Whether `settled` was called. */
-  is_settled: boolean;
-}
-
-/**
- * How long a released answer may take to end before its connection is closed instead. A server
- * ends the body right after the final event; one that keeps it open costs this much once per call.
- */
-const RELEASE_WAIT_MS = 100;
-
-/**
- * Reads off the rest of an answer whose caller has left, so the socket goes back to the agent;
- * closes the connection when the rest takes longer than `RELEASE_WAIT_MS`.
- */
-function read_off(opened: Opened): void {
-  const { response, outgoing } = opened;
-  response.on('error', () => undefined);
-  if (response.readableEnded) {
-    setImmediate(() => opened.settled());
-    return;
-  }
-  const timer = setTimeout(() => {
-    outgoing.destroy();
-    opened.settled();
-  }, RELEASE_WAIT_MS);
-  timer.unref();
-  // Node hands the socket back to the agent on a tick after 'end': settle after that
-  const done = () => {
-    clearTimeout(timer);
-    setImmediate(() => opened.settled());
-  };
-  response.once('end', done);
-  response.once('close', done);
-  response.resume();
-}
-
 /** The redirects `fetch` follows too, keeping the method and the body. */
 const REPEAT_REDIRECTS = new Set([307, 308]);
 const MAX_REDIRECTS = 20;
 /** What `fetch` drops when a redirect leads to another origin. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
-
-/**
- * The body's chunks. A break (the peer closed, a reset) is a `stream` error; leaving before the end
- * (return, an error, an abort) destroys the request and its socket, which unread bytes make
- * useless for another request, unless the caller released the answer first (then the rest is
- * read off). Read to its end, the socket goes back to the agent.
- */
-async function* body_chunks(
-  opened: Opened,
-  context: ProviderErrorContext,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  let finished = false;
-  let failed = false;
-  const source = await decoded(opened.response);
-  // leaving the loop must not destroy the response by itself: `finally` decides
-  const chunks =
-    source === opened.response ? opened.response.iterator({ destroyOnReturn: false }) : source;
-  try {
-    for await (const chunk of chunks) yield chunk;
-    finished = true;
-  } catch (error) {
-    failed = true;
-    throw cut_error(opened.late_error() ?? error, context);
-  } finally {
-    opened.detach();
-    if (!finished) {
-      const reusable = opened.released && !failed && !signal.aborted && source === opened.response;
-      if (reusable) read_off(opened);
-      else {
-        opened.outgoing.destroy();
-        opened.settled();
-      }
-    } else {
-      setImmediate(() => opened.settled());
-    }
-  }
-}
 
 /** Sends one POST of `request.body` to `url`; resolves when the answer's headers arrived. */
 async function open(
@@ -320,6 +202,7 @@ export const node_transport: Transport = async (request) => {
         return all;
       },
       body: body_chunks(opened, context, request.signal),
+      each_chunk: (on_chunk) => push_body(opened, context, request.signal, on_chunk),
       release: () => {
         opened.released = true;
         if (opened.is_settled) return Promise.resolve();

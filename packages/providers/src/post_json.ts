@@ -40,6 +40,15 @@ export interface ProviderResponse {
    * failure is a `ProviderError` (`aborted`, `timeout`, `stream` for a cut connection). Read once.
    */
   body: AsyncIterable<Uint8Array>;
+  /**
+   * The body read push-style instead of through `body` (read once, one or the other): `on_chunk`
+   * gets each chunk as it arrives, with no async iteration per chunk where the transport allows,
+   * and returns `true` once the caller needs no more (call `release()` first to keep the
+   * connection). Resolves at the end of the body or after that `true`; rejects with what
+   * `on_chunk` threw, unchanged, or with the `ProviderError` that `body` would give (idle timer,
+   * abort, a cut connection). Never calls `on_chunk` once the request was aborted.
+   */
+  each_chunk(on_chunk: (chunk: Uint8Array) => boolean): Promise<void>;
   /** The whole body as text (a non-streaming answer). */
   text(): Promise<string>;
   /** The whole body parsed as JSON; not JSON → `ProviderError` kind `parse` with an excerpt. */
@@ -232,6 +241,34 @@ export async function post_json(
     );
   }
 
+  /** Reads `chunks` for a transport without `each_chunk`. */
+  const iterate = async (on_chunk: (chunk: Uint8Array) => boolean): Promise<void> => {
+    for await (const chunk of chunks) if (on_chunk(chunk)) break;
+  };
+  const each_chunk = async (on_chunk: (chunk: Uint8Array) => boolean): Promise<void> => {
+    const push = response.each_chunk;
+    if (push === undefined) return iterate(on_chunk);
+    // what the caller threw is rethrown as it is; what the transport threw is mapped
+    let thrown: { error: unknown } | undefined;
+    try {
+      await push((chunk) => {
+        if (request_signal.aborted) throw request_signal.reason;
+        guard.idle.touch();
+        try {
+          return on_chunk(chunk);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (thrown !== undefined && thrown.error === error) throw error;
+      throw failure(error, guard);
+    } finally {
+      guard.idle.clear();
+    }
+  };
+
   let used = false;
   const take = () => {
     if (used) throw new Error('post_json: the response body was already read');
@@ -247,6 +284,11 @@ export async function post_json(
     request_id,
     get body() {
       return take();
+    },
+    each_chunk(on_chunk) {
+      if (used) throw new Error('post_json: the response body was already read');
+      used = true;
+      return each_chunk(on_chunk);
     },
     text: () => read_all(take()),
     async json() {

@@ -12,14 +12,18 @@ export interface ReadNdjsonOptions {
 const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
 const STREAM = { stream: true } as const;
 
-/** Splits decoded text into lines and parses each as JSON. */
-class NdjsonDecoder implements ChunkDecoder<unknown> {
+/**
+ * A push decoder of newline-delimited JSON bytes, as `read_ndjson` describes: `push` and `end`
+ * return the values the input completed, in order, and throw a `StreamParseError` for a line that
+ * is not JSON or longer than `max` characters.
+ */
+export class NdjsonDecoder implements ChunkDecoder<unknown> {
   readonly #decoder = new TextDecoder('utf-8');
   readonly #max: number;
   #pending = '';
   #line_number = 0;
 
-  constructor(max: number) {
+  constructor(max = DEFAULT_MAX_LINE_CHARS) {
     this.#max = max;
   }
 

@@ -1,10 +1,11 @@
 import type { ChatDelta, ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
 import type { CallContext } from './call_context.js';
 import type { ErrorExtractor } from './error_body.js';
-import { post_json } from './post_json.js';
+import { type ProviderResponse, post_json } from './post_json.js';
 import type { LLMProvider, ProviderConfig } from './provider.js';
-import { read_ndjson } from './read_ndjson.js';
-import { read_sse } from './read_sse.js';
+import type { ChunkDecoder } from './pull_iterator.js';
+import { NdjsonDecoder } from './read_ndjson.js';
+import { SseParser } from './sse_parser.js';
 import type { SseChunk, StreamState } from './stream_state.js';
 import { to_provider_error } from './to_provider_error.js';
 
@@ -64,36 +65,46 @@ export async function send_chat(call: ChatCall, options: ChatOptions = {}): Prom
     if (call.framing === 'sse') {
       const sse = call.stream_state(options.on_delta);
       state = sse;
-      let released: Promise<void> | undefined;
-      for await (const event of read_sse(response.body, { signal })) {
-        sse.push(event);
-        if (sse.done) {
-          // the rest (a `[DONE]`, the end of the body) is read off: the connection is kept
-          released = response.release();
-          break;
-        }
-      }
-      const result = sse.result();
-      await released;
-      return result;
+      return await read_stream(response, new SseParser(), sse);
     }
     const ndjson = call.stream_state(options.on_delta);
     state = ndjson;
-    let released: Promise<void> | undefined;
-    for await (const value of read_ndjson(response.body, { signal })) {
-      ndjson.push(value);
-      if (ndjson.done) {
-        released = response.release();
-        break;
-      }
-    }
-    const result = ndjson.result();
-    await released;
-    return result;
+    return await read_stream(response, new NdjsonDecoder(), ndjson);
   } catch (error) {
     const failure = to_provider_error(error, { ...context, signal });
     throw failure.with_delivered(state?.delivered ?? false);
   }
+}
+
+/**
+ * Reads a streamed answer in one push-style loop: each chunk of the body is decoded (`decoder`)
+ * and fed to `state` as it arrives, with no async iteration between the socket and the state.
+ * Once `state` is done, the rest of the body is read off so the connection is kept.
+ */
+async function read_stream<Chunk>(
+  response: ProviderResponse,
+  decoder: ChunkDecoder<Chunk>,
+  state: StreamState<Chunk>,
+): Promise<ChatResult> {
+  let released: Promise<void> | undefined;
+  /** Feeds `items` to the state; true once it is done. */
+  const feed = (items: readonly Chunk[]): boolean => {
+    for (const item of items) {
+      state.push(item);
+      if (state.done) return true;
+    }
+    return false;
+  };
+  await response.each_chunk((bytes) => {
+    if (!feed(decoder.push(bytes))) return false;
+    // the rest (a `[DONE]`, the end of the body) is read off: the connection is kept
+    released = response.release();
+    return true;
+  });
+  if (released === undefined) feed(decoder.end());
+  const result = state.result();
+  await released;
+  return result;
 }
 
 /** What a provider package supplies: its wire mapping, nothing of the HTTP call. */
