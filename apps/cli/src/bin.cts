@@ -15,6 +15,9 @@ import type * as BundleLoader from './bundle_loader.cjs';
 
 type Main = (argv: readonly string[]) => Promise<number>;
 
+/** When a command still running writes the code cache of the bundle's chunks it loaded. */
+const CODE_CACHE_SAVE_MS = 1000;
+
 /**
  * Node's own compile cache (`module.enableCompileCache`, Node 22.1 and later) for what loads
  * outside the bundle: the unbundled fallback, `@lich/mcp`, the ACP SDK, plugins. Node 20 has
@@ -45,6 +48,10 @@ function run(argv: readonly string[]): void {
       process.exitCode = code;
       loaded.save_cache();
     });
+    // A long command (the TUI, chat, serve) that is killed, or whose terminal closes, never
+    // reaches the save above: write what is compiled by then (chunks loaded later are written
+    // at the end). Unref'd: it never keeps a finished command alive.
+    setTimeout(() => loaded.save_cache(), CODE_CACHE_SAVE_MS).unref();
     return;
   }
   import(url.pathToFileURL(path.join(__dirname, 'main.js')).href)

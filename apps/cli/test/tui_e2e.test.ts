@@ -3,7 +3,7 @@
  * OpenAI server. The same flow runs in process (bare `lich`) and with `lich tui --connect` (the
  * agent in a supervised `lich serve --stdio` child).
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,20 @@ async function start_lich(args: readonly string[]): Promise<string> {
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
+/** Resolves once a file named `name` is in a folder of the code cache, or throws after 10 s. */
+async function wait_for_cache_file(name: string): Promise<void> {
+  const root = join(sandbox.temp.path, 'code-cache');
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const keys = await readdir(root).catch(() => [] as string[]);
+    for (const key of keys) {
+      if ((await readdir(join(root, key)).catch(() => [] as string[])).includes(name)) return;
+    }
+    if (Date.now() > deadline) throw new Error(`${name} was not written while the TUI ran`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function the_flow(args: readonly string[]): Promise<void> {
   server.enqueue(
     { text: FIRST_ANSWER, chunk_chars: 6, chunk_delay_ms: 40 },
@@ -63,6 +77,10 @@ async function the_flow(args: readonly string[]): Promise<void> {
   const code_file = await start_lich(args);
   await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');
   await terminal.wait_for((text) => text.includes('fake-model'), 'the status line');
+  // the code cache is written while the session runs, so a start after a killed session (a
+  // closed terminal) is compiled too, not only one after /quit
+  await wait_for_cache_file('tui.cjs.cache');
+  await wait_for_cache_file('main.cjs.cache');
 
   // the answer streams: seen in part before it is seen whole
   await terminal.type('tell me something');

@@ -21,6 +21,12 @@ const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
 
 /** How long a leaving TUI lets the process wind down before it exits regardless. */
 const EXIT_WATCHDOG_MS = 1500;
+/**
+ * How long after the first frame the TUI bundle's code cache is written: soon, so a session that
+ * ends without `/quit` (a closed terminal, a kill) still leaves the next start compiled, and not
+ * at once, so the write never holds up the first frame or the first keys.
+ */
+const CODE_CACHE_SAVE_MS = 1000;
 
 /** The options that `lich serve --stdio` takes from `lich tui --connect`, passed on as given. */
 const SERVE_PASSED = [
@@ -256,8 +262,11 @@ export const command_tui: Command = async (context) => {
     show_reasoning: values['show-reasoning'] === true,
     ...(mode === undefined ? {} : { approval_mode: mode }),
     on_start: (screen) => lines.attach((level, text) => screen.notice(level, text)),
+    on_first_frame: () => {
+      setTimeout(() => loaded.save_cache(), CODE_CACHE_SAVE_MS).unref();
+    },
   });
-  loaded.save_cache();
+  loaded.save_cache(); // what the timer did not write (a no-op when it did)
   // The terminal is restored and the backend told to stop; a handle something left open (a
   // keep-alive socket, a child slow to die) must not keep a person who typed /quit waiting.
   const final = (failure as OpenFailure | null)?.code ?? code;
