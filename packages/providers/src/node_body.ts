@@ -139,7 +139,11 @@ export async function push_body(
   signal: AbortSignal,
   on_chunk: (chunk: Uint8Array) => boolean,
 ): Promise<void> {
-  const source = (await decoded(opened.response)) as Readable;
+  const { response } = opened;
+  // most answers are not compressed: no await before the first chunk then
+  const source = (
+    response.headers['content-encoding'] === undefined ? response : await decoded(response)
+  ) as Readable;
   return new Promise<void>((resolve, reject) => {
     let over = false;
     const finish = (ended: boolean, failure?: { error: unknown }) => {

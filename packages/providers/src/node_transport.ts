@@ -193,6 +193,7 @@ export const node_transport: Transport = async (request) => {
     }
     const raw = response.rawHeaders;
     let all: Headers | undefined;
+    let body: AsyncGenerator<Uint8Array, void, undefined> | undefined;
     return {
       status: response.statusCode ?? 0,
       status_text: response.statusMessage ?? '',
@@ -201,7 +202,11 @@ export const node_transport: Transport = async (request) => {
         all ??= to_headers(raw);
         return all;
       },
-      body: body_chunks(opened, context, request.signal),
+      // made on first use: a stream read through `each_chunk` never needs it
+      get body() {
+        body ??= body_chunks(opened, context, request.signal);
+        return body;
+      },
       each_chunk: (on_chunk) => push_body(opened, context, request.signal, on_chunk),
       release: () => {
         opened.released = true;

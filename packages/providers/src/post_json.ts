@@ -194,10 +194,15 @@ export async function post_json(
   idle.touch();
   const content_type = response.headers.get('content-type') ?? '';
   const request_id = parse_request_id(response.headers);
-  const chunks = guarded_body(response.body, guard, request_signal);
+  // made on first use: a stream read through `each_chunk` never needs it
+  let guarded: AsyncGenerator<Uint8Array, void, undefined> | undefined;
+  const chunks = () => {
+    guarded ??= guarded_body(response.body, guard, request_signal);
+    return guarded;
+  };
 
   if (response.status < 200 || response.status > 299) {
-    const text = await read_failure_body(chunks);
+    const text = await read_failure_body(chunks());
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -235,7 +240,7 @@ export async function post_json(
     });
 
   if (/text\/html/i.test(content_type)) {
-    const text = await read_failure_body(chunks);
+    const text = await read_failure_body(chunks());
     throw unreadable(
       new Error(`expected JSON or an event stream, got an HTML page: ${html_summary(text)}`),
     );
@@ -243,7 +248,7 @@ export async function post_json(
 
   /** Reads `chunks` for a transport without `each_chunk`. */
   const iterate = async (on_chunk: (chunk: Uint8Array) => boolean): Promise<void> => {
-    for await (const chunk of chunks) if (on_chunk(chunk)) break;
+    for await (const chunk of chunks()) if (on_chunk(chunk)) break;
   };
   const each_chunk = async (on_chunk: (chunk: Uint8Array) => boolean): Promise<void> => {
     const push = response.each_chunk;
@@ -273,7 +278,7 @@ export async function post_json(
   const take = () => {
     if (used) throw new Error('post_json: the response body was already read');
     used = true;
-    return chunks;
+    return chunks();
   };
   return {
     status: response.status,
@@ -307,7 +312,7 @@ export async function post_json(
     async cancel() {
       used = true;
       idle.stop();
-      await chunks.return(undefined).catch(() => undefined);
+      await guarded?.return(undefined).catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ByteSource } from './byte_source.js';
 import { type ChunkDecoder, PullIterator } from './pull_iterator.js';
 import { StreamParseError } from './stream_parse_error.js';
+import { Utf8Chunks } from './utf8_chunks.js';
 
 export interface ReadNdjsonOptions {
   /** Stops reading: the pending read rejects with the signal's reason and the source is cancelled. */
@@ -10,7 +11,6 @@ export interface ReadNdjsonOptions {
 }
 
 const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
-const STREAM = { stream: true } as const;
 
 /**
  * A push decoder of newline-delimited JSON bytes, as `read_ndjson` describes: `push` and `end`
@@ -18,7 +18,7 @@ const STREAM = { stream: true } as const;
  * is not JSON or longer than `max` characters.
  */
 export class NdjsonDecoder implements ChunkDecoder<unknown> {
-  readonly #decoder = new TextDecoder('utf-8');
+  readonly #decoder = new Utf8Chunks();
   readonly #max: number;
   #pending = '';
   #line_number = 0;
@@ -29,13 +29,13 @@ export class NdjsonDecoder implements ChunkDecoder<unknown> {
 
   push(bytes: Uint8Array): unknown[] {
     const out: unknown[] = [];
-    this.#feed(this.#decoder.decode(bytes, STREAM), out);
+    this.#feed(this.#decoder.decode(bytes), out);
     return out;
   }
 
   end(): unknown[] {
     const out: unknown[] = [];
-    const rest = this.#decoder.decode();
+    const rest = this.#decoder.end();
     if (rest !== '') this.#feed(rest, out);
     const last = this.#pending;
     this.#pending = '';

@@ -1,4 +1,5 @@
 import { StreamParseError } from './stream_parse_error.js';
+import { Utf8Chunks } from './utf8_chunks.js';
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -31,7 +32,6 @@ const CR = 13;
 const SPACE = 32;
 const COLON = 58;
 const CR_BREAKS = /\r\n?/g;
-const STREAM = { stream: true } as const;
 const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
@@ -45,7 +45,7 @@ const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
  * `StreamParseError` for an unknown field (in strict mode) or an oversized event.
  */
 export class SseParser {
-  readonly #decoder = new TextDecoder('utf-8');
+  readonly #decoder = new Utf8Chunks();
   readonly #strict: boolean;
   readonly #max: number;
   readonly #on_comment: ((text: string) => void) | undefined;
@@ -68,7 +68,7 @@ export class SseParser {
   /** Parses one chunk of bytes; returns the events it completed. */
   push(bytes: Uint8Array): SseEvent[] {
     const out: SseEvent[] = [];
-    const text = this.#decoder.decode(bytes, STREAM);
+    const text = this.#decoder.decode(bytes);
     this.#feed(text, out, text.indexOf('\r') !== -1);
     return out;
   }
@@ -83,7 +83,7 @@ export class SseParser {
   /** Ends the stream: a last line and a last event without the blank line after it count. */
   end(): SseEvent[] {
     const out: SseEvent[] = [];
-    const rest = this.#decoder.decode();
+    const rest = this.#decoder.end();
     if (rest !== '') this.#feed(rest, out, rest.indexOf('\r') !== -1);
     if (this.#pending !== '') {
       const line = this.#pending;
