@@ -83,11 +83,12 @@ const MAX_REDIRECTS = 20;
 /** What `fetch` drops when a redirect leads to another origin. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
-/** Sends one POST of `request.body` to `url`; resolves when the answer's headers arrived. */
+/** Sends one POST of `payload` (`request.body` encoded) to `url`; resolves when the answer's headers arrived. */
 async function open(
   url: URL,
   headers: Record<string, string>,
   request: HttpRequest,
+  payload: Buffer,
   context: ProviderErrorContext,
 ): Promise<Opened> {
   const client = client_for(url.protocol);
@@ -141,7 +142,7 @@ async function open(
       };
       resolve(opened);
     });
-    outgoing.end(request.body);
+    outgoing.end(payload);
   });
 }
 
@@ -162,13 +163,16 @@ async function open(
 export const node_transport: Transport = async (request) => {
   const context: ProviderErrorContext = { provider: request.provider, model: request.model };
   let url = new URL(request.url);
+  // Encoded once here: a string body would be joined to the header text and copied (a history
+  // of a few hundred messages is 100 KB a request), and its length measured apart.
+  const payload = Buffer.from(request.body);
   let headers: Record<string, string> = {
     ...DEFAULT_HEADERS,
     ...request.headers,
-    'content-length': String(Buffer.byteLength(request.body)),
+    'content-length': String(payload.length),
   };
   for (let redirects = 0; ; redirects++) {
-    const opened = await open(url, headers, request, context);
+    const opened = await open(url, headers, request, payload, context);
     const { response } = opened;
     const location = response.headers.location;
     if (REPEAT_REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
