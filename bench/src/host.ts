@@ -12,10 +12,10 @@
  * the host's per-event path is paid 50,000 times a second. Linux only (it reads /proc).
  * `pnpm bench:host` (BENCH_SESSIONS, BENCH_ROUNDS, BENCH_COALESCE_MS to vary).
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import type { BenchRow } from './types.js';
+import { fork_worker } from './worker_process.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
 /** Rounds of each kind. */
@@ -29,19 +29,6 @@ interface RoundResult {
   loop_delay_p99_ms: number;
   wall_ms: number;
   rss_kb: number;
-}
-
-function start(script: string, env: Record<string, string>, exec_argv: string[] = []) {
-  return new Promise<{ child: ChildProcess; hello: Record<string, string> }>((resolve, reject) => {
-    const child = fork(join(import.meta.dirname, script), [], {
-      env: { ...process.env, ...env },
-      execArgv: exec_argv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    child.once('message', (hello) => resolve({ child, hello: hello as Record<string, string> }));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
 }
 
 function ask<T>(child: ChildProcess, message: Record<string, unknown>): Promise<T> {
@@ -62,11 +49,11 @@ function percentile(sorted: readonly number[], p: number): number {
 
 export async function run(): Promise<BenchRow[]> {
   // every round of both kinds takes one scripted answer per session
-  const provider = await start('serve_provider.js', {
+  const provider = await fork_worker('serve_provider.js', {
     BENCH_CLIENTS: String(SESSIONS * ROUNDS * 2),
     BENCH_CHUNK_DELAY_MS: '1',
   });
-  const worker = await start(
+  const worker = await fork_worker(
     'host_worker.js',
     { BENCH_SESSIONS: String(SESSIONS), BENCH_BASE_URL: provider.hello.base_url ?? '' },
     NODE_ARGS,

@@ -26,15 +26,14 @@
  * itself). BENCH_DUMP=<file> writes every event's times, one line each; LICH_BENCH_NODE_ARGS
  * passes Node options to the server process (`--cpu-prof --cpu-prof-dir=<dir>`).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type EventParams, LichClient, ws_transport } from '@lich/serve/client';
 import { WebSocket } from 'ws';
 import type { BenchRow } from './types.js';
+import { fork_worker } from './worker_process.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 /** The fake model's pause between two 4-character pieces (one token): 10 ms, 100 tokens/s. */
@@ -50,23 +49,6 @@ const TARGET_MS = 2;
 
 /** Node options of the server process (`--cpu-prof`, …). */
 const NODE_ARGS = (process.env.LICH_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-
-function start(
-  script: string,
-  env: Record<string, string>,
-  exec_argv: string[] = [],
-): Promise<{ child: ChildProcess; hello: Record<string, string> }> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(import.meta.dirname, script), [], {
-      env: { ...process.env, ...env },
-      execArgv: exec_argv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    child.once('message', (hello) => resolve({ child, hello: hello as Record<string, string> }));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -103,11 +85,11 @@ async function bare_client(url: string, session_id: string, into: Map<number, nu
 
 export async function run(): Promise<BenchRow[]> {
   const load_before = loadavg()[0] ?? Number.NaN;
-  const provider = await start('serve_provider.js', {
+  const provider = await fork_worker('serve_provider.js', {
     BENCH_CLIENTS: String(CLIENTS),
     BENCH_CHUNK_DELAY_MS: String(CHUNK_DELAY_MS),
   });
-  const server = await start(
+  const server = await fork_worker(
     'serve_host.js',
     { BENCH_BASE_URL: provider.hello.base_url ?? '' },
     NODE_ARGS,
