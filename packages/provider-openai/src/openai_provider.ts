@@ -32,6 +32,8 @@ export function create_openai_provider(config: ProviderConfig): LLMProvider {
     settings: read_openai_settings(config),
     build_request: build_openai_request,
     framing: 'sse',
+    // `to_openai_messages` gives the same wire object for a message each call
+    growing_array: 'messages',
     stream_state: (context, on_delta) => new OpenAiStreamState(context, on_delta),
     from_json: from_openai_response,
     extract_error: (body, text) => {
@@ -40,6 +42,9 @@ export function create_openai_provider(config: ProviderConfig): LLMProvider {
     },
   });
 }
+
+/** The same object each call, so the encoder sees the rest of the body unchanged. */
+const INCLUDE_USAGE = Object.freeze({ include_usage: true as const });
 
 /** The request body of one call, exported for tests and for wrappers that log it. */
 export function build_openai_request(
@@ -54,7 +59,7 @@ export function build_openai_request(
     messages: to_openai_messages(messages, settings.send_reasoning),
     stream: settings.stream,
   };
-  if (settings.stream && settings.include_usage) request.stream_options = { include_usage: true };
+  if (settings.stream && settings.include_usage) request.stream_options = INCLUDE_USAGE;
   if (tools.length > 0) request.tools = to_function_tools(tools);
   const limit = max_tokens ?? config.max_tokens;
   if (limit !== undefined) request[settings.max_tokens_field] = limit;

@@ -9,6 +9,8 @@ import {
 } from '@lich/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create_openai_provider, OPENAI_COMPAT_KIND } from '../src/index.js';
+import { build_openai_request } from '../src/openai_provider.js';
+import { read_openai_settings } from '../src/openai_settings.js';
 
 const openai = provider_contract_suite({
   format: 'openai',
@@ -156,6 +158,37 @@ describe('create_openai_provider: the OpenAI mapping (the rest is the contract s
       { role: 'tool', tool_call_id: 'call_a', content: '-3 C' },
       { role: 'tool', tool_call_id: 'call_b', content: 'failed' },
     ]);
+  });
+
+  it('sends each call the whole history, byte for byte, as it grows and after it is rewritten', async () => {
+    const config: ProviderConfig = {
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-test',
+      base_url: openai.server.base_url,
+      options: { include_usage: true },
+    };
+    const provider = create_openai_provider(config);
+    const settings = read_openai_settings(config);
+    const system: Message = { role: 'system', content: 'be brief' };
+    let history: Message[] = [system, { role: 'user', content: 'read a.txt ✓' }];
+    const expected: string[] = [];
+    const before = openai.server.requests.length;
+    for (let turn = 0; turn < 6; turn++) {
+      if (turn === 4) history = [system, { role: 'user', content: 'summary: read a.txt 4 times' }];
+      openai.server.enqueue({ text: `answer ${turn}` });
+      await provider.chat(history, [WEATHER_TOOL]);
+      expected.push(
+        JSON.stringify(build_openai_request(config, settings, history, [WEATHER_TOOL])),
+      );
+      const call = { id: `call_${turn}`, name: 'weather', arguments: '{"city":"Oslo"}' };
+      history = [
+        ...history,
+        { role: 'assistant', content: '', tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, name: 'weather', content: `"${turn}" °C` },
+      ];
+    }
+    const sent = openai.server.requests.slice(before).map((request) => request.raw_body);
+    expect(sent).toEqual(expected);
   });
 
   it('reads reasoning_tokens, and OpenRouter reasoning as reasoning deltas', async () => {

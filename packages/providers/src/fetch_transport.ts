@@ -31,7 +31,7 @@ export function fetch_transport(fetch_fn: typeof globalThis.fetch): Transport {
     const response = await fetch_fn(request.url, {
       method: 'POST',
       headers: request.headers,
-      body: request.body,
+      body: request.body.joined(),
       signal: request.signal,
     });
     return {

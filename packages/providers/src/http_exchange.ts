@@ -1,3 +1,4 @@
+import type { JsonBytes } from './json_bytes.js';
 import type { HeaderLookup } from './response_headers.js';
 
 /** One JSON POST as `post_json` hands it to a transport. */
@@ -5,8 +6,8 @@ export interface HttpRequest {
   url: string;
   /** Every header to send, `content-type` included. */
   headers: Record<string, string>;
-  /** The JSON text. */
-  body: string;
+  /** The JSON body's bytes (`content-length` is their length). */
+  body: JsonBytes;
   /**
    * Ends the exchange when it fires, wherever it is: connecting, sending, waiting for the headers
    * or reading the body. The connection is closed, never handed to another request.

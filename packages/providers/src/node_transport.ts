@@ -1,5 +1,6 @@
 import type { Agent, ClientRequest, RequestOptions } from 'node:http';
 import type { HttpExchange, HttpRequest, Transport } from './http_exchange.js';
+import type { JsonBytes } from './json_bytes.js';
 import { body_chunks, type Opened, push_body } from './node_body.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
 import { connection_error } from './to_provider_error.js';
@@ -83,12 +84,12 @@ const MAX_REDIRECTS = 20;
 /** What `fetch` drops when a redirect leads to another origin. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
-/** Sends one POST of `payload` (`request.body` encoded) to `url`; resolves when the answer's headers arrived. */
+/** Sends one POST of `payload` (`request.body`) to `url`; resolves when the answer's headers arrived. */
 async function open(
   url: URL,
   headers: Record<string, string>,
   request: HttpRequest,
-  payload: Buffer,
+  payload: JsonBytes,
   context: ProviderErrorContext,
 ): Promise<Opened> {
   const client = client_for(url.protocol);
@@ -142,7 +143,8 @@ async function open(
       };
       resolve(opened);
     });
-    outgoing.end(payload);
+    for (const chunk of payload.chunks) outgoing.write(chunk);
+    outgoing.end();
   });
 }
 
@@ -163,9 +165,9 @@ async function open(
 export const node_transport: Transport = async (request) => {
   const context: ProviderErrorContext = { provider: request.provider, model: request.model };
   let url = new URL(request.url);
-  // Encoded once here: a string body would be joined to the header text and copied (a history
+  // Bytes, not a string: a string body would be joined to the header text and copied (a history
   // of a few hundred messages is 100 KB a request), and its length measured apart.
-  const payload = Buffer.from(request.body);
+  const payload = request.body;
   let headers: Record<string, string> = {
     ...DEFAULT_HEADERS,
     ...request.headers,

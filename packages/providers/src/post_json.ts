@@ -3,6 +3,7 @@ import { default_extract_error, type ErrorExtractor, html_summary } from './erro
 import { fetch_transport } from './fetch_transport.js';
 import type { HttpExchange } from './http_exchange.js';
 import { create_idle_timeout, type IdleTimeout } from './idle_timeout.js';
+import { JsonBytes } from './json_bytes.js';
 import { node_transport } from './node_transport.js';
 import { ProviderError } from './provider_error.js';
 import { parse_request_id, parse_retry_after, parse_should_retry } from './response_headers.js';
@@ -145,7 +146,7 @@ async function read_failure_body(chunks: AsyncIterable<Uint8Array>): Promise<str
 }
 
 /**
- * POSTs `body` as JSON and returns the response once its headers arrived, for the provider to
+ * POSTs `body` as JSON (or the bytes of a `JsonBytes`, sent as they are) and returns the response once its headers arrived, for the provider to
  * read as a stream or as JSON. Sent with `node:http` / `node:https` (connections kept alive for
  * the next request to the same host, never holding the process open), or with `options.fetch`.
  *
@@ -182,7 +183,7 @@ export async function post_json(
     response = await transport({
       url,
       headers: { 'content-type': 'application/json', ...options.headers },
-      body: JSON.stringify(body),
+      body: body instanceof JsonBytes ? body : JsonBytes.of(body),
       signal: request_signal,
       provider,
       model,

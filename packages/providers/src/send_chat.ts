@@ -1,6 +1,7 @@
 import type { ChatDelta, ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
 import type { CallContext } from './call_context.js';
 import type { ErrorExtractor } from './error_body.js';
+import { GrowingJsonBody } from './growing_json_body.js';
 import { type ProviderResponse, post_json } from './post_json.js';
 import type { LLMProvider, ProviderConfig } from './provider.js';
 import type { ChunkDecoder } from './pull_iterator.js';
@@ -25,6 +26,8 @@ export type ChatCall = ChatFraming & {
   url: string;
   /** The request body (the provider's wire format). */
   body: unknown;
+  /** Serialises `body` reusing what earlier calls serialised (see `ProviderWire.growing_array`). */
+  encoder?: GrowingJsonBody;
   context: CallContext;
   headers?: Record<string, string>;
   idle_timeout_ms?: number;
@@ -52,7 +55,11 @@ export async function send_chat(call: ChatCall, options: ChatOptions = {}): Prom
   const { signal } = options;
   let state: { readonly delivered: boolean } | undefined;
   try {
-    const response = await post_json(call.url, call.body, {
+    const body =
+      call.encoder !== undefined && typeof call.body === 'object' && call.body !== null
+        ? call.encoder.encode(call.body)
+        : call.body;
+    const response = await post_json(call.url, body, {
       ...context,
       headers: call.headers,
       signal,
@@ -138,6 +145,13 @@ export type ProviderWire<Settings extends { url: string; headers: Record<string,
   /** Maps a whole JSON answer. */
   from_json: (body: unknown, context: CallContext) => ChatResult;
   extract_error?: ErrorExtractor;
+  /**
+   * The body's array that only grows from call to call (`messages`), when `build_request` gives
+   * the same objects again for the items it gave before (its mapping caches them): each call then
+   * serialises only the new items (see `GrowingJsonBody`). Leave it out when the mapping makes
+   * new objects each call; nothing would be reused.
+   */
+  growing_array?: string;
 };
 
 /**
@@ -156,6 +170,8 @@ export function create_http_provider<
     wire.framing === 'sse'
       ? { framing: 'sse', stream_state: (on_delta) => wire.stream_state(context, on_delta) }
       : { framing: 'ndjson', stream_state: (on_delta) => wire.stream_state(context, on_delta) };
+  const encoder =
+    wire.growing_array === undefined ? undefined : new GrowingJsonBody(wire.growing_array);
   return {
     kind: wire.kind,
     model: config.model,
@@ -166,6 +182,7 @@ export function create_http_provider<
           ...framing,
           url: wire.settings.url,
           body,
+          encoder,
           context,
           headers: wire.settings.headers,
           idle_timeout_ms: config.idle_timeout_ms,
