@@ -14,7 +14,7 @@ import {
 } from './openai_settings.js';
 import { OpenAiStreamState } from './openai_stream_state.js';
 import { read_openai_error } from './read_openai_error.js';
-import { to_openai_messages } from './to_openai_messages.js';
+import { to_openai_message, to_openai_messages } from './to_openai_messages.js';
 
 /**
  * Builds a provider for any OpenAI-compatible chat completions API (OpenAI, OpenRouter, vLLM,
@@ -27,13 +27,17 @@ import { to_openai_messages } from './to_openai_messages.js';
  * prompt abort); throws a `ProviderError` of kind `config` for a bad base URL or option.
  */
 export function create_openai_provider(config: ProviderConfig): LLMProvider {
+  const settings = read_openai_settings(config);
   return create_http_provider(config, {
     kind: OPENAI_COMPAT_KIND,
-    settings: read_openai_settings(config),
+    settings,
     build_request: build_openai_request,
     framing: 'sse',
-    // `to_openai_messages` gives the same wire object for a message each call
-    growing_array: 'messages',
+    // each message maps on its own: a long history is not mapped and serialised every turn
+    growing_messages: {
+      field: 'messages',
+      to_wire: (message) => to_openai_message(message, settings.send_reasoning),
+    },
     stream_state: (context, on_delta) => new OpenAiStreamState(context, on_delta),
     from_json: from_openai_response,
     extract_error: (body, text) => {

@@ -40,7 +40,11 @@ const WIRE_CACHE: Record<OpenAiReasoningField | 'none', WeakMap<Message, OpenAiM
   reasoning: new WeakMap(),
 };
 
-function to_openai_message(
+/**
+ * One message in the wire shape `to_openai_messages` gives it (made anew each call), or
+ * `undefined` for a role the API does not know.
+ */
+export function to_openai_message(
   message: Message,
   reasoning_field: OpenAiReasoningField | undefined,
 ): OpenAiMessage | undefined {

@@ -1,10 +1,10 @@
 import { JsonBytes } from './json_bytes.js';
 
 /** A run of array items already encoded, and their bytes. */
-interface Chain {
+interface Chain<Item> {
   /** The items encoded, in order (compared by identity). */
-  items: unknown[];
-  /** `ends[i]`: the byte length of the items up to and including `items[i]`. */
+  items: Item[];
+  /** `ends[i]`: the byte length of the items up to and including `items[i]` (0: none written). */
   ends: number[];
   /** The encoded items, `,`-separated; bytes below `length` are never written again. */
   bytes: Buffer;
@@ -29,43 +29,54 @@ const MIN_CAPACITY = 16 * 1024;
 
 /**
  * Encodes JSON request bodies whose one array field (`messages`) grows from call to call, as a
- * chat history does, so that each call serialises only the items that are new: the bytes of the
- * items an earlier call encoded are reused. Items are matched by identity, so this pays only when
- * the caller hands the very same objects again for the items it sent before (a wire mapping that
- * caches its objects, as `to_openai_messages` does); an item changed in place after it was sent is
- * not seen. The rest of the body is serialised again unless each of its top-level values is the
- * one the previous call had. A few histories are kept at once (the least recently used is
- * dropped), for a provider shared by several sessions.
+ * chat history does, so that each call maps and serialises only the items that are new: the bytes
+ * of the items an earlier call encoded are reused. Items are the caller's own objects (a history's
+ * messages), matched by identity and mapped to their wire form by `to_wire` (`undefined`: left
+ * out); an item changed in place after it was sent is not seen again. The rest of the body is
+ * serialised again unless each of its top-level values is the one the previous call had. A few
+ * histories are kept at once (the least recently used is dropped), for a provider shared by
+ * several sessions.
  *
- * Contract: `encode(body)` gives the bytes of `JSON.stringify(body)` with the same keys in the same
- * order (a body it cannot split, without the array or with a `toJSON`, is serialised whole);
- * throws what `JSON.stringify` throws. Chunks handed out are never changed afterwards.
+ * Contract: `encode(body, items)` gives the bytes of `JSON.stringify` of `body` with `field` set to
+ * the wire forms of `items` (those not `undefined`), keys in the order `body` has them (`field`
+ * last when `body` lacks it); a body with a `toJSON` is serialised whole. Throws what
+ * `JSON.stringify` or `to_wire` throws. Chunks handed out are never changed afterwards.
  */
-export class GrowingJsonBody {
+export class GrowingJsonBody<Item> {
   readonly #field: string;
+  readonly #to_wire: (item: Item) => unknown;
   readonly #max_chains: number;
-  #chains: Chain[] = [];
+  #chains: Chain<Item>[] = [];
   #frame: Frame | undefined;
   #clock = 0;
 
-  constructor(field: string, max_chains = 4) {
+  constructor(field: string, to_wire: (item: Item) => unknown, max_chains = 4) {
     this.#field = field;
+    this.#to_wire = to_wire;
     this.#max_chains = Math.max(1, max_chains);
   }
 
-  encode(value: object): JsonBytes {
+  encode(value: object, items: readonly Item[]): JsonBytes {
     const body = value as Record<string, unknown>;
-    const items = body[this.#field];
-    if (!Array.isArray(items) || typeof body.toJSON === 'function') return JsonBytes.of(body);
-    const frame = this.#frame_of(body);
-    if (frame === undefined) return JsonBytes.of(body);
+    const frame = typeof body.toJSON === 'function' ? undefined : this.#frame_of(body);
+    if (frame === undefined) return JsonBytes.of({ ...body, [this.#field]: this.#wires(items) });
     const chain = this.#chain_for(items);
     return new JsonBytes([frame.head, chain.bytes.subarray(0, chain.length), frame.tail]);
+  }
+
+  #wires(items: readonly Item[]): unknown[] {
+    const wires: unknown[] = [];
+    for (const item of items) {
+      const wire = this.#to_wire(item);
+      if (wire !== undefined) wires.push(wire);
+    }
+    return wires;
   }
 
   /** The head and tail of `body` around its array: the last call's when its values are the same. */
   #frame_of(body: Record<string, unknown>): Frame | undefined {
     const keys = Object.keys(body);
+    if (!(this.#field in body)) keys.push(this.#field);
     const last = this.#frame;
     if (last !== undefined && last.keys.length === keys.length) {
       let same = true;
@@ -93,8 +104,8 @@ export class GrowingJsonBody {
   }
 
   /** The chain holding `items`, brought up to date: the one sharing the longest prefix. */
-  #chain_for(items: readonly unknown[]): Chain {
-    let best: Chain | undefined;
+  #chain_for(items: readonly Item[]): Chain<Item> {
+    let best: Chain<Item> | undefined;
     let best_shared = 0;
     for (const chain of this.#chains) {
       const shared = shared_prefix(chain.items, items);
@@ -103,7 +114,7 @@ export class GrowingJsonBody {
         best_shared = shared;
       }
     }
-    let chain: Chain;
+    let chain: Chain<Item>;
     if (best !== undefined && best_shared > 0) {
       chain = best;
       if (best_shared < chain.items.length) cut(chain, best_shared);
@@ -123,7 +134,8 @@ export class GrowingJsonBody {
     }
     chain.used = ++this.#clock;
     for (let index = chain.items.length; index < items.length; index++) {
-      append(chain, items[index]);
+      const item = items[index] as Item;
+      append(chain, item, this.#to_wire(item));
     }
     return chain;
   }
@@ -141,7 +153,7 @@ function shared_prefix(a: readonly unknown[], b: readonly unknown[]): number {
  * Keeps the first `count` items of `chain`. Their bytes go to a new buffer: the old one may still
  * be being sent, and the bytes after them are in it.
  */
-function cut(chain: Chain, count: number): void {
+function cut<Item>(chain: Chain<Item>, count: number): void {
   const length = count === 0 ? 0 : (chain.ends[count - 1] as number);
   const bytes = Buffer.allocUnsafe(Math.max(MIN_CAPACITY, length * 2));
   chain.bytes.copy(bytes, 0, 0, length);
@@ -151,10 +163,18 @@ function cut(chain: Chain, count: number): void {
   chain.ends.length = count;
 }
 
-/** Encodes one more item after the chain's last, growing its buffer when it is full. */
-function append(chain: Chain, item: unknown): void {
-  const text = JSON.stringify(item) ?? 'null';
-  const comma = chain.items.length > 0 ? 1 : 0;
+/**
+ * Encodes one more item after the chain's last (`wire`, its wire form; nothing for `undefined`),
+ * growing the buffer when it is full.
+ */
+function append<Item>(chain: Chain<Item>, item: Item, wire: unknown): void {
+  if (wire === undefined) {
+    chain.items.push(item);
+    chain.ends.push(chain.length);
+    return;
+  }
+  const text = JSON.stringify(wire) ?? 'null';
+  const comma = chain.length > 0 ? 1 : 0;
   const size = comma + Buffer.byteLength(text);
   if (chain.length + size > chain.bytes.length) {
     const bytes = Buffer.allocUnsafe(Math.max(chain.bytes.length * 2, chain.length + size));

@@ -1,4 +1,5 @@
 import type { Agent, ClientRequest, RequestOptions } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import type { HttpExchange, HttpRequest, Transport } from './http_exchange.js';
 import type { JsonBytes } from './json_bytes.js';
 import { body_chunks, type Opened, push_body } from './node_body.js';
@@ -15,8 +16,30 @@ const FREE_SOCKET_TIMEOUT_MS = 4_000;
 const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'node' };
 
 interface Client {
-  request(url: URL, options: RequestOptions): ClientRequest;
+  request(options: RequestOptions): ClientRequest;
   agent: Agent;
+}
+
+/** A URL and the request options Node would make of it (`urlToHttpOptions`). */
+interface Target {
+  url: URL;
+  options: RequestOptions;
+}
+
+/** The targets of the URLs posted to lately: a provider posts to one URL call after call. */
+const TARGETS = new Map<string, Target>();
+const MAX_TARGETS = 16;
+
+/** The target of `href`, parsed once. Throws a `TypeError` for an invalid URL, as `new URL`. */
+function target_of(href: string): Target {
+  let target = TARGETS.get(href);
+  if (target === undefined) {
+    const url = new URL(href);
+    target = { url, options: urlToHttpOptions(url) };
+    if (TARGETS.size >= MAX_TARGETS) TARGETS.clear();
+    TARGETS.set(href, target);
+  }
+  return target;
 }
 
 let http_client: Promise<Client> | undefined;
@@ -86,16 +109,17 @@ const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authoriz
 
 /** Sends one POST of `payload` (`request.body`) to `url`; resolves when the answer's headers arrived. */
 async function open(
-  url: URL,
+  target: Target,
   headers: Record<string, string>,
   request: HttpRequest,
   payload: JsonBytes,
   context: ProviderErrorContext,
 ): Promise<Opened> {
-  const client = client_for(url.protocol);
+  const { protocol } = target.url;
+  const client = client_for(protocol);
   if (client === undefined) {
     throw connection_error(
-      new Error(`unsupported protocol '${url.protocol}' (use http: or https:)`),
+      new Error(`unsupported protocol '${protocol}' (use http: or https:)`),
       context,
     );
   }
@@ -103,7 +127,7 @@ async function open(
   const signal = request.signal;
   if (signal.aborted) throw signal.reason;
   return new Promise<Opened>((resolve, reject) => {
-    const outgoing = send(url, { method: 'POST', agent, headers });
+    const outgoing = send({ ...target.options, method: 'POST', agent, headers });
     let settled = false;
     let late_error: unknown;
     const on_abort = () => {
@@ -164,7 +188,7 @@ async function open(
  */
 export const node_transport: Transport = async (request) => {
   const context: ProviderErrorContext = { provider: request.provider, model: request.model };
-  let url = new URL(request.url);
+  let target = target_of(request.url);
   // Bytes, not a string: a string body would be joined to the header text and copied (a history
   // of a few hundred messages is 100 KB a request), and its length measured apart.
   const payload = request.body;
@@ -174,7 +198,7 @@ export const node_transport: Transport = async (request) => {
     'content-length': String(payload.length),
   };
   for (let redirects = 0; ; redirects++) {
-    const opened = await open(url, headers, request, payload, context);
+    const opened = await open(target, headers, request, payload, context);
     const { response } = opened;
     const location = response.headers.location;
     if (REPEAT_REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
@@ -185,16 +209,16 @@ export const node_transport: Transport = async (request) => {
       }
       let next: URL;
       try {
-        next = new URL(location, url);
+        next = new URL(location, target.url);
       } catch {
         throw connection_error(new Error(`a redirect to an invalid URL: '${location}'`), context);
       }
-      if (next.origin !== url.origin) {
+      if (next.origin !== target.url.origin) {
         headers = Object.fromEntries(
           Object.entries(headers).filter(([name]) => !ORIGIN_BOUND_HEADERS.has(name.toLowerCase())),
         );
       }
-      url = next;
+      target = target_of(next.href);
       continue;
     }
     const raw = response.rawHeaders;

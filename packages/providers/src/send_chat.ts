@@ -2,6 +2,7 @@ import type { ChatDelta, ChatOptions, ChatResult, Message, ToolDefinition } from
 import type { CallContext } from './call_context.js';
 import type { ErrorExtractor } from './error_body.js';
 import { GrowingJsonBody } from './growing_json_body.js';
+import type { JsonBytes } from './json_bytes.js';
 import { type ProviderResponse, post_json } from './post_json.js';
 import type { LLMProvider, ProviderConfig } from './provider.js';
 import type { ChunkDecoder } from './pull_iterator.js';
@@ -26,8 +27,11 @@ export type ChatCall = ChatFraming & {
   url: string;
   /** The request body (the provider's wire format). */
   body: unknown;
-  /** Serialises `body` reusing what earlier calls serialised (see `ProviderWire.growing_array`). */
-  encoder?: GrowingJsonBody;
+  /**
+   * Makes the bytes to send instead of `body`, reusing what earlier calls serialised (see
+   * `ProviderWire.growing_messages`); called once, where its failure becomes a `ProviderError`.
+   */
+  encode?: () => JsonBytes;
   context: CallContext;
   headers?: Record<string, string>;
   idle_timeout_ms?: number;
@@ -55,10 +59,7 @@ export async function send_chat(call: ChatCall, options: ChatOptions = {}): Prom
   const { signal } = options;
   let state: { readonly delivered: boolean } | undefined;
   try {
-    const body =
-      call.encoder !== undefined && typeof call.body === 'object' && call.body !== null
-        ? call.encoder.encode(call.body)
-        : call.body;
+    const body = call.encode === undefined ? call.body : call.encode();
     const response = await post_json(call.url, body, {
       ...context,
       headers: call.headers,
@@ -146,12 +147,12 @@ export type ProviderWire<Settings extends { url: string; headers: Record<string,
   from_json: (body: unknown, context: CallContext) => ChatResult;
   extract_error?: ErrorExtractor;
   /**
-   * The body's array that only grows from call to call (`messages`), when `build_request` gives
-   * the same objects again for the items it gave before (its mapping caches them): each call then
-   * serialises only the new items (see `GrowingJsonBody`). Leave it out when the mapping makes
-   * new objects each call; nothing would be reused.
+   * Where the messages go in the body (`field`) when each maps to one wire item by itself
+   * (`to_wire`; `undefined` leaves it out) and nothing else in the body depends on them: each call
+   * then maps and serialises only the messages that are new, reusing the bytes of the rest (see
+   * `GrowingJsonBody`). `build_request` is then given no messages; `field` is filled from them.
    */
-  growing_array?: string;
+  growing_messages?: { field: string; to_wire: (message: Message) => unknown };
 };
 
 /**
@@ -170,19 +171,26 @@ export function create_http_provider<
     wire.framing === 'sse'
       ? { framing: 'sse', stream_state: (on_delta) => wire.stream_state(context, on_delta) }
       : { framing: 'ndjson', stream_state: (on_delta) => wire.stream_state(context, on_delta) };
+  const growing = wire.growing_messages;
   const encoder =
-    wire.growing_array === undefined ? undefined : new GrowingJsonBody(wire.growing_array);
+    growing === undefined ? undefined : new GrowingJsonBody(growing.field, growing.to_wire);
   return {
     kind: wire.kind,
     model: config.model,
     chat: (messages, tools, options = {}) => {
-      const body = wire.build_request(config, wire.settings, messages, tools, options.max_tokens);
+      const body = wire.build_request(
+        config,
+        wire.settings,
+        encoder === undefined ? messages : [],
+        tools,
+        options.max_tokens,
+      );
       return send_chat(
         {
           ...framing,
           url: wire.settings.url,
           body,
-          encoder,
+          encode: encoder === undefined ? undefined : () => encoder.encode(body, messages),
           context,
           headers: wire.settings.headers,
           idle_timeout_ms: config.idle_timeout_ms,
