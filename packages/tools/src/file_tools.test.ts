@@ -94,6 +94,17 @@ describe('read_file', () => {
     expect((await run('read_file', { path: 'x/'.repeat(5_000) })).output).toContain('10000 bytes');
   });
 
+  it('reads on past full chunks to the last line of a file of several megabytes', async () => {
+    // 40 000 lines of 100 bytes: four 1 MB reads come back full, the fifth short (the end)
+    const line = (n: number) => `row ${String(n).padStart(6, '0')} ${'x'.repeat(88)}`;
+    const rows = Array.from({ length: 40_000 }, (_, index) => line(index + 1));
+    await writeFile(join(work, 'rows.txt'), `${rows.join('\n')}\n`);
+    const end = await run('read_file', { path: 'rows.txt', offset: 39_999, limit: 10 });
+    expect(end.output).toBe(` 39999\t${line(39_999)}\n 40000\t${line(40_000)}`);
+    const past = await run('read_file', { path: 'rows.txt', offset: 40_001 });
+    expect(past.output).toMatch(/past the end of 'rows.txt', which has 40000 lines/);
+  });
+
   it('reads a slice of a 2 GB sparse file quickly, by streaming', async () => {
     const big = join(work, 'big.log');
     // text first (past the 8 KB binary sniff), then 2 GB of holes

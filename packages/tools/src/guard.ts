@@ -4,7 +4,7 @@
  * each takes microseconds on a local disk, where a promise round trip through the thread pool
  * costs tens of them, and a tool call makes several.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** The longest path the guard accepts, in bytes (Linux's PATH_MAX). */
@@ -31,6 +31,11 @@ export interface GuardedPath {
   work_dir: string;
   /** Whether something exists at `path`. */
   exists: boolean;
+  /**
+   * What `lstat` said of `path` on the way, when it exists and is no symbolic link: then it is
+   * also what `stat` says, and a caller need not ask again.
+   */
+  lstat?: Stats;
 }
 
 /** What `resolve_in_work_dir` gives: the accepted path, or why it was refused. */
@@ -71,7 +76,7 @@ export async function resolve_in_work_dir(
   }
   let root: string;
   try {
-    root = realpathSync.native(work_dir);
+    root = real_work_dir(work_dir);
   } catch (error) {
     return refused(`the work dir ${work_dir} cannot be used: ${error_text(error)}`);
   }
@@ -111,7 +116,34 @@ export async function resolve_in_work_dir(
       return refused(`'${shown}' is inside ${guarded}/, which tools may not write to`);
     }
   }
-  return { ok: true, path: walked.path, relative: inside, work_dir: root, exists: walked.exists };
+  const guarded: GuardedPath = {
+    ok: true,
+    path: walked.path,
+    relative: inside,
+    work_dir: root,
+    exists: walked.exists,
+  };
+  if (walked.lstat !== undefined) guarded.lstat = walked.lstat;
+  return guarded;
+}
+
+/** How long the real path of a work dir is taken as known: a tool call makes several lookups. */
+const WORK_DIR_TTL_MS = 1_000;
+const real_work_dirs = new Map<string, { real: string; until: number }>();
+
+/**
+ * The real path of `work_dir`, looked up again at most every `WORK_DIR_TTL_MS`. Throws what
+ * `realpath` throws. A work dir moved meanwhile is still walked at the real path it had, which
+ * keeps every path inside the folder the session started in.
+ */
+function real_work_dir(work_dir: string): string {
+  const now = performance.now();
+  const known = real_work_dirs.get(work_dir);
+  if (known !== undefined && now < known.until) return known.real;
+  const real = realpathSync.native(work_dir);
+  if (real_work_dirs.size >= 64) real_work_dirs.clear();
+  real_work_dirs.set(work_dir, { real, until: now + WORK_DIR_TTL_MS });
+  return real;
 }
 
 function is_inside(relative_path: string): boolean {
@@ -122,7 +154,14 @@ function is_inside(relative_path: string): boolean {
 }
 
 type Walked =
-  | { ok: true; path: string; exists: boolean; last_link?: { from: string; to: string } }
+  | {
+      ok: true;
+      path: string;
+      exists: boolean;
+      last_link?: { from: string; to: string };
+      /** The `lstat` of `path` when it exists and is no link. */
+      lstat?: Stats;
+    }
   | { ok: false; error: string };
 
 /** Follows `parts` from the real directory `start` as the kernel would, one component at a time. */
@@ -132,9 +171,11 @@ async function walk(start: string, parts: string[]): Promise<Walked> {
   let missing = false;
   let hops = 0;
   let last_link: { from: string; to: string } | undefined;
+  let last_stats: Stats | undefined;
   while (pending.length > 0) {
     const part = pending.shift() as string;
     if (part === '' || part === '.') continue;
+    last_stats = undefined;
     if (part === '..') {
       // `current` is always a real path here, so its parent is the parent the kernel sees
       current = dirname(current);
@@ -164,6 +205,7 @@ async function walk(start: string, parts: string[]): Promise<Walked> {
         return { ok: false, error: `'${next}' is a file, not a folder` };
       }
       current = next;
+      last_stats = stats;
       continue;
     }
     hops += 1;
@@ -184,7 +226,13 @@ async function walk(start: string, parts: string[]): Promise<Walked> {
     pending.unshift(...target.split('/'));
     if (isAbsolute(target)) current = '/';
   }
-  return { ok: true, path: current, exists: !missing, last_link };
+  return {
+    ok: true,
+    path: current,
+    exists: !missing,
+    last_link,
+    lstat: missing ? undefined : last_stats,
+  };
 }
 
 /** Like `resolve_in_work_dir`, but throws a `PathGuardError` with the refusal. */

@@ -63,7 +63,10 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
       const buffer = Buffer.allocUnsafe(
         Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096),
       );
-      const sample_size = readSync(fd, buffer, 0, Math.min(BINARY_SAMPLE_BYTES, buffer.length), 0);
+      // The first read fills the buffer (a small file whole, in one system call); its start is
+      // the sample that tells a binary file, and the loop below goes on from it.
+      let first_read: number | undefined = readSync(fd, buffer, 0, buffer.length, 0);
+      const sample_size = Math.min(first_read, BINARY_SAMPLE_BYTES);
       if (looks_binary(buffer.subarray(0, sample_size))) {
         return {
           ok: false,
@@ -91,10 +94,14 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
         return true;
       };
 
-      reading: while (true) {
+      let at_end = false;
+      reading: while (!at_end) {
         context.signal.throwIfAborted();
-        const bytes_read = readSync(fd, buffer, 0, buffer.length, position);
+        const bytes_read = first_read ?? readSync(fd, buffer, 0, buffer.length, position);
+        first_read = undefined;
         if (bytes_read === 0) break;
+        // a short read of a regular file is its end: no read more to be told so
+        at_end = bytes_read < buffer.length;
         position += bytes_read;
         const chunk = buffer.subarray(0, bytes_read);
         let start = 0;

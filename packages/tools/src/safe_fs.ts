@@ -8,6 +8,7 @@ import {
   constants,
   fstatSync,
   openSync,
+  readlinkSync,
   realpathSync,
   type Stats,
   statSync,
@@ -192,7 +193,7 @@ export async function stat_in_work_dir(
   if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
   let stats: Stats;
   try {
-    stats = statSync(guarded.path);
+    stats = guarded.lstat ?? statSync(guarded.path);
   } catch (error) {
     throw new PathGuardError(`'${shown}': ${error_text(error)}`);
   }
@@ -230,7 +231,11 @@ export async function open_in_work_dir(work_dir: string, path: string): Promise<
     throw open_failure(error, shown);
   }
   try {
-    return { handle, guarded, size: check_opened(fstatSync(handle.fd), before, guarded, shown) };
+    return {
+      handle,
+      guarded,
+      size: check_opened(handle.fd, fstatSync(handle.fd), before, guarded, shown),
+    };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error;
@@ -261,10 +266,31 @@ function open_failure(error: unknown, shown: string): PathGuardError {
   return new PathGuardError(`'${shown}' cannot be opened: ${reason}`);
 }
 
-/** Checks that the opened file is the one the guard checked; returns its size. */
-function check_opened(opened: Stats, before: Stats, guarded: GuardedPath, shown: string): number {
+/**
+ * Where the open file `fd` really is, read from Linux's `/proc` in one system call (a `realpath`
+ * makes one per folder of the path); undefined where there is no `/proc`.
+ */
+function opened_path(fd: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
   try {
-    const now = realpathSync.native(guarded.path);
+    const path = readlinkSync(`/proc/self/fd/${fd}`);
+    // a file deleted since it was opened reads `… (deleted)`: let realpath say what is there
+    return path.startsWith('/') && !path.endsWith(' (deleted)') ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks that the opened file is the one the guard checked; returns its size. */
+function check_opened(
+  fd: number,
+  opened: Stats,
+  before: Stats,
+  guarded: GuardedPath,
+  shown: string,
+): number {
+  try {
+    const now = opened_path(fd) ?? realpathSync.native(guarded.path);
     if (now !== guarded.path || opened.ino !== before.ino || opened.dev !== before.dev) {
       throw new PathGuardError(`'${shown}' changed while it was being opened`);
     }
@@ -292,7 +318,7 @@ export async function open_descriptor_in_work_dir(
     throw open_failure(error, shown);
   }
   try {
-    return { fd, guarded, size: check_opened(fstatSync(fd), before, guarded, shown) };
+    return { fd, guarded, size: check_opened(fd, fstatSync(fd), before, guarded, shown) };
   } catch (error) {
     closeSync(fd);
     throw error;
