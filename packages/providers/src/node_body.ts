@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { HeaderLookup } from './response_headers.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
 import { cut_error } from './to_provider_error.js';
 
@@ -8,8 +9,9 @@ import { cut_error } from './to_provider_error.js';
  * (`gzip`, `deflate`, `br`, leniently at a truncated end, as undici decodes). An encoding Node
  * cannot undo is handed on as sent, as undici does.
  */
-async function decoded(response: IncomingMessage): Promise<AsyncIterable<Uint8Array>> {
-  const codings = (response.headers['content-encoding'] ?? '')
+async function decoded(opened: Opened): Promise<AsyncIterable<Uint8Array>> {
+  const { response } = opened;
+  const codings = (opened.headers.get('content-encoding') ?? '')
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity')
@@ -40,6 +42,8 @@ async function decoded(response: IncomingMessage): Promise<AsyncIterable<Uint8Ar
 export interface Opened {
   outgoing: ClientRequest;
   response: IncomingMessage;
+  /** The answer's headers, read from its raw list (Node's `headers` object is never made). */
+  headers: HeaderLookup;
   /** The socket error that broke the connection after the headers, when there was one. */
   late_error(): unknown;
   /** Stops listening to the signal (the exchange is over). */
@@ -97,7 +101,7 @@ export async function* body_chunks(
 ): AsyncGenerator<Uint8Array, void, undefined> {
   let finished = false;
   let failed = false;
-  const source = await decoded(opened.response);
+  const source = await decoded(opened);
   // leaving the loop must not destroy the response by itself: `finally` decides
   const chunks =
     source === opened.response ? opened.response.iterator({ destroyOnReturn: false }) : source;
@@ -142,7 +146,7 @@ export async function push_body(
   const { response } = opened;
   // most answers are not compressed: no await before the first chunk then
   const source = (
-    response.headers['content-encoding'] === undefined ? response : await decoded(response)
+    opened.headers.get('content-encoding') === null ? response : await decoded(opened)
   ) as Readable;
   return new Promise<void>((resolve, reject) => {
     let over = false;

@@ -69,18 +69,24 @@ function client_for(protocol: string): Promise<Client> | undefined {
   return undefined;
 }
 
-/** `Headers.get` over Node's raw header list: any case, repeated headers joined with `, `. */
+/**
+ * `Headers.get` over Node's raw header list: any case, repeated headers joined with `, `. The list
+ * is read into a map on the first `get`, once; Node's own `headers` object is never made.
+ */
 function raw_header_lookup(raw: readonly string[]): HttpExchange['headers'] {
+  let map: Map<string, string> | undefined;
   return {
     get(name: string): string | null {
-      const wanted = name.toLowerCase();
-      let value: string | null = null;
-      for (let index = 0; index + 1 < raw.length; index += 2) {
-        if ((raw[index] as string).toLowerCase() !== wanted) continue;
-        const next = raw[index + 1] as string;
-        value = value === null ? next : `${value}, ${next}`;
+      if (map === undefined) {
+        map = new Map();
+        for (let index = 0; index + 1 < raw.length; index += 2) {
+          const key = (raw[index] as string).toLowerCase();
+          const value = raw[index + 1] as string;
+          const known = map.get(key);
+          map.set(key, known === undefined ? value : `${known}, ${value}`);
+        }
       }
-      return value;
+      return map.get(name.toLowerCase()) ?? null;
     },
   };
 }
@@ -157,6 +163,7 @@ async function open(
       const opened: Opened = {
         outgoing,
         response,
+        headers: raw_header_lookup(response.rawHeaders),
         late_error: () => late_error,
         detach,
         released: false,
@@ -200,8 +207,11 @@ export const node_transport: Transport = async (request) => {
   for (let redirects = 0; ; redirects++) {
     const opened = await open(target, headers, request, payload, context);
     const { response } = opened;
-    const location = response.headers.location;
-    if (REPEAT_REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
+    const lookup = opened.headers;
+    const location = REPEAT_REDIRECTS.has(response.statusCode ?? 0)
+      ? (lookup.get('location') ?? undefined)
+      : undefined;
+    if (location !== undefined) {
       opened.detach();
       response.resume(); // read off, so the connection can serve the next hop
       if (redirects === MAX_REDIRECTS) {
@@ -227,7 +237,7 @@ export const node_transport: Transport = async (request) => {
     return {
       status: response.statusCode ?? 0,
       status_text: response.statusMessage ?? '',
-      headers: raw_header_lookup(raw),
+      headers: lookup,
       all_headers: () => {
         all ??= to_headers(raw);
         return all;
