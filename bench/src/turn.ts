@@ -3,7 +3,8 @@
  * asked to read a file once per turn, against a bare `node:http` + SSE loop sending the same
  * requests (the same system prompt, tool definitions and growing history, taken from Lich's own
  * first request) to the same fake server in the same run. Each round runs both at 2, 20 and 200
- * turns; the cost per turn is a paired difference, so startup and exit cancel out:
+ * turns (and twice as many rounds again run only 2 and 20 turns); the cost per turn is a paired
+ * difference, so startup and exit cancel out:
  * - at 20 turns: (T(20) − T(2)) / 18;
  * - at 200 turns: (T(200) − T(20)) / 180, where each request carries up to 400 messages.
  * Target: Lich's cost per turn at most 1.3× the bare loop's at both, in wall time and in CPU time
@@ -28,7 +29,14 @@ import type { BenchRow } from './types.js';
 
 // Nine rounds: with five, one round disturbed by another process moved the medians by 20 %.
 const ROUNDS = Number(process.env.LICH_BENCH_TURN_ROUNDS ?? 9);
+/**
+ * Rounds of only the 2- and 20-turn runs, added to the full ones: their difference is small (18
+ * turns, 30–50 ms of CPU between processes of 100–250 ms, timed to the millisecond), so its median
+ * needs more pairs to settle; they cost a fraction of a 200-turn run.
+ */
+const SMALL_ROUNDS = ROUNDS * 2;
 const SIZES = [2, 20, 200] as const;
+const SMALL_SIZES = [2, 20] as const;
 const TARGET_RATIO = 1.3;
 const TASK = 'read notes.txt again and again';
 
@@ -145,8 +153,8 @@ export async function run(): Promise<BenchRow[]> {
     // a warm-up of each, so the code cache and the file cache are what a user's second run sees
     await time(lich_args(20), 20);
     await time(bare_args(20), 20);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const turns of SIZES) {
+    for (let round = 0; round < ROUNDS + SMALL_ROUNDS; round++) {
+      for (const turns of round < ROUNDS ? SIZES : SMALL_SIZES) {
         const order = round % 2 === 0 ? (['bare', 'lich'] as const) : (['lich', 'bare'] as const);
         for (const who of order) {
           const args = who === 'lich' ? lich_args(turns) : bare_args(turns);
@@ -154,7 +162,10 @@ export async function run(): Promise<BenchRow[]> {
         }
       }
     }
-    /** Per round, (T(to) − T(from)) / (to − from); the median over the rounds. */
+    /**
+     * Per round, (T(to) − T(from)) / (to − from); the median over the rounds that ran both (all of
+     * them for 2 and 20 turns, the full ones for 200).
+     */
     const per_turn = (who: 'lich' | 'bare', key: keyof Timing, from: number, to: number) => {
       const low = times[who].get(from) ?? [];
       const high = times[who].get(to) ?? [];
@@ -172,7 +183,7 @@ export async function run(): Promise<BenchRow[]> {
         const ratio = lich / bare;
         rows.push({
           bench: 'turn',
-          metric: `one-shot ${key} per extra turn at ${to} turns: (T${to} - T${from}) / ${to - from}, median of ${ROUNDS}`,
+          metric: `one-shot ${key} per extra turn at ${to} turns: (T${to} - T${from}) / ${to - from}, median of ${to === 200 ? ROUNDS : ROUNDS + SMALL_ROUNDS}`,
           lich,
           baseline: bare,
           baseline_name: 'node:http + SSE loop',
@@ -188,7 +199,7 @@ export async function run(): Promise<BenchRow[]> {
       const bare = median((times.bare.get(turns) ?? []).map((timing) => timing.wall));
       rows.push({
         bench: 'turn',
-        metric: `one-shot of ${turns} turns, wall, median of ${ROUNDS}`,
+        metric: `one-shot of ${turns} turns, wall, median of ${times.lich.get(turns)?.length ?? 0}`,
         lich,
         baseline: bare,
         baseline_name: 'node:http + SSE loop',
