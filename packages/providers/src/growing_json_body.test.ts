@@ -5,7 +5,12 @@ import type { JsonBytes } from './json_bytes.js';
 const text = (bytes: JsonBytes) => Buffer.from(bytes.joined()).toString('utf8');
 const same = (item: unknown) => item;
 /** What the encoder must write: `body` with `field` set to the wire forms of `items`. */
-const expected = (body: object, items: readonly unknown[], to_wire = same, field = 'messages') =>
+const expected = <Item>(
+  body: object,
+  items: readonly Item[],
+  to_wire: (item: Item) => unknown = same,
+  field = 'messages',
+) =>
   JSON.stringify({ ...body, [field]: items.map(to_wire).filter((wire) => wire !== undefined) });
 const message = (role: string, content: string) => ({ role, content });
 const TOOLS = [{ type: 'function', function: { name: 'read_file', parameters: {} } }];
