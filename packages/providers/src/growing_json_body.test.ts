@@ -10,8 +10,7 @@ const expected = <Item>(
   items: readonly Item[],
   to_wire: (item: Item) => unknown = same,
   field = 'messages',
-) =>
-  JSON.stringify({ ...body, [field]: items.map(to_wire).filter((wire) => wire !== undefined) });
+) => JSON.stringify({ ...body, [field]: items.map(to_wire).filter((wire) => wire !== undefined) });
 const message = (role: string, content: string) => ({ role, content });
 const TOOLS = [{ type: 'function', function: { name: 'read_file', parameters: {} } }];
 
