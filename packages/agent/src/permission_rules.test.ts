@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { command_parts } from './command_parts.js';
-import { parse_rule, rule_matches } from './permission_rules.js';
+import { parse_rule, rule_matches, rule_path } from './permission_rules.js';
 
 const WORK = '/work/project';
 
@@ -79,5 +79,16 @@ describe('permission rules', () => {
     expect(command_parts('echo `id`').opaque).toBe(true);
     expect(command_parts('cat <<EOF').opaque).toBe(true);
     expect(command_parts("echo 'open").opaque).toBe(true);
+  });
+});
+
+describe('rule_path', () => {
+  it('gives the path relative to the work dir with /, plain or not; null outside', () => {
+    for (const path of ['src/a.ts', './src//a.ts', 'src/x/../a.ts', '/w/src/a.ts']) {
+      expect(rule_path(path, '/w'), path).toBe('src/a.ts');
+    }
+    expect(rule_path('.', '/w/')).toBe('.');
+    expect(rule_path('../x', '/w')).toBeNull();
+    expect(rule_path('/elsewhere/x', '/w')).toBeNull();
   });
 });

@@ -21,7 +21,12 @@ export type { GrepEngine, GrepOptions, GrepResult } from './grep.js';
 export { grep_search, grep_tool } from './grep.js';
 export { find_ripgrep } from './grep_rg.js';
 export type { GuardedPath, GuardOptions, GuardResult } from './guard.js';
-export { PathGuardError, require_in_work_dir, resolve_in_work_dir } from './guard.js';
+export {
+  is_plain_relative_path,
+  PathGuardError,
+  require_in_work_dir,
+  resolve_in_work_dir,
+} from './guard.js';
 export type { HardlineRule, HardlineViolation } from './hardline.js';
 export { check_hardline } from './hardline.js';
 export { list_dir_tool } from './list_dir.js';
