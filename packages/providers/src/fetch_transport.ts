@@ -1,3 +1,4 @@
+import { AbortHub } from './abort_hub.js';
 import type { HttpExchange, Transport } from './http_exchange.js';
 
 /** The chunks of a web stream; leaving early cancels it. Errors come out as the stream gives them. */
@@ -32,7 +33,7 @@ export function fetch_transport(fetch_fn: typeof globalThis.fetch): Transport {
       method: 'POST',
       headers: request.headers,
       body: request.body.joined(),
-      signal: request.signal,
+      signal: AbortHub.signal_of(request.signal),
     });
     return {
       status: response.status,

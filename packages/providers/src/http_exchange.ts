@@ -1,3 +1,4 @@
+import type { AbortLike } from './abort_hub.js';
 import type { JsonBytes } from './json_bytes.js';
 import type { HeaderLookup } from './response_headers.js';
 
@@ -12,7 +13,7 @@ export interface HttpRequest {
    * Ends the exchange when it fires, wherever it is: connecting, sending, waiting for the headers
    * or reading the body. The connection is closed, never handed to another request.
    */
-  signal: AbortSignal;
+  signal: AbortLike;
   /** Named in the errors the transport makes itself. */
   provider: string;
   model: string;

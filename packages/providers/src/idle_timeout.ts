@@ -1,3 +1,4 @@
+import { AbortHub, type AbortLike } from './abort_hub.js';
 import { ProviderError } from './provider_error.js';
 
 /** Options of `create_idle_timeout`. */
@@ -13,7 +14,7 @@ export interface IdleTimeoutOptions {
 /** An idle timer bound to one request. */
 export interface IdleTimeout {
   /** Fires on the caller's abort, on the timeout or on `stop`; pass it to the transport. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   /** Whether the timer fired (as opposed to the caller aborting). */
   readonly timed_out: boolean;
   /** Whether `stop` fired `signal`. */
@@ -41,7 +42,7 @@ export interface IdleTimeout {
  * and this runs once per model call.
  */
 export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
-  const controller = new AbortController();
+  const controller = new AbortHub();
   const limit = options.idle_timeout_ms;
   const enabled = Number.isFinite(limit) && limit > 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -80,7 +81,7 @@ export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
     caller?.removeEventListener('abort', follow);
   };
   return {
-    signal: controller.signal,
+    signal: controller,
     get timed_out() {
       return timed_out;
     },
@@ -89,7 +90,7 @@ export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
     },
     touch,
     stop() {
-      if (!controller.signal.aborted) {
+      if (!controller.aborted) {
         stopped = true;
         controller.abort(new DOMException('the request was cancelled', 'AbortError'));
       }

@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { AbortLike } from './abort_hub.js';
 import type { HeaderLookup } from './response_headers.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
 import { cut_error } from './to_provider_error.js';
@@ -97,7 +98,7 @@ function read_off(opened: Opened): void {
 export async function* body_chunks(
   opened: Opened,
   context: ProviderErrorContext,
-  signal: AbortSignal,
+  signal: AbortLike,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   let finished = false;
   let failed = false;
@@ -140,7 +141,7 @@ export async function* body_chunks(
 export async function push_body(
   opened: Opened,
   context: ProviderErrorContext,
-  signal: AbortSignal,
+  signal: AbortLike,
   on_chunk: (chunk: Uint8Array) => boolean,
 ): Promise<void> {
   const { response } = opened;

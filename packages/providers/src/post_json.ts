@@ -1,4 +1,5 @@
 import { one_line } from '@lich/core';
+import type { AbortLike } from './abort_hub.js';
 import { default_extract_error, type ErrorExtractor, html_summary } from './error_body.js';
 import { fetch_transport } from './fetch_transport.js';
 import type { HttpExchange } from './http_exchange.js';
@@ -96,7 +97,7 @@ function failure(error: unknown, guard: Guard): ProviderError {
 async function* guarded_body(
   body: AsyncIterator<Uint8Array, void, undefined>,
   guard: Guard,
-  request_signal: AbortSignal,
+  request_signal: AbortLike,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   let finished = false;
   try {
