@@ -160,6 +160,20 @@ describe('ToolExecutor', () => {
     expect(before).toMatchObject({ ok: false, error: 'aborted' });
   });
 
+  it('reports a call aborted while its before hook ran at once, not when the tool ends', async () => {
+    const executor = setup([as_never(waiting_tool('wait', undefined, false))], { settle_ms: 10 });
+    const controller = new AbortController();
+    executor.add_hooks({
+      before_tool_call: async () => {
+        controller.abort();
+      },
+    });
+    const started = performance.now();
+    const result = await executor.execute('wait', {}, { signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, error: 'aborted' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it('passes work_dir, signal, tool_call_id and max_output_chars in the context', async () => {
     let context: ToolRunContext | undefined;
     const spy: Tool<Record<string, never>> = {

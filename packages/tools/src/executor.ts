@@ -156,12 +156,12 @@ export class ToolExecutor implements ToolRunner {
       // The run's abort reaches the call's own controller through one listener, removed when the
       // call ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
       const run_signal = context.signal;
-      const controller = new AbortController();
-      const follow = () => controller.abort(run_signal?.reason);
+      const stop = new CallStop();
+      const follow = () => stop.abort(run_signal?.reason);
       if (run_signal?.aborted) follow();
       else run_signal?.addEventListener('abort', follow, { once: true });
       try {
-        return await this.#call(tool, name, json_schema, parsed.args, context, controller, finish);
+        return await this.#call(tool, name, json_schema, parsed.args, context, stop, finish);
       } finally {
         run_signal?.removeEventListener('abort', follow);
       }
@@ -179,10 +179,10 @@ export class ToolExecutor implements ToolRunner {
     json_schema: JsonSchema,
     args: unknown,
     context: ToolContext,
-    controller: AbortController,
+    stop: CallStop,
     finish: (result: Omit<ToolResult, 'duration_ms'>) => ToolResult,
   ): Promise<ToolResult> {
-    const signal = controller.signal;
+    const signal = stop.signal;
     const run_context: ToolRunContext = {
       ...context,
       work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
@@ -224,7 +224,7 @@ export class ToolExecutor implements ToolRunner {
     // a hook sees the context and could swap the sandbox: the executor's own one always runs
     run_context.sandbox = this.sandbox;
     const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
-    const outcome = await this.#run(tool, call_args, run_context, controller, timeout_ms);
+    const outcome = await this.#run(tool, call_args, run_context, stop, timeout_ms);
     let result = finish(outcome);
     for (const hook of this.#hooks) {
       if (hook.after_tool_call === undefined) continue;
@@ -244,27 +244,21 @@ export class ToolExecutor implements ToolRunner {
     tool: Tool<unknown>,
     args: unknown,
     context: ToolRunContext,
-    controller: AbortController,
+    stop: CallStop,
     timeout_ms: number,
   ): Promise<Omit<ToolResult, 'duration_ms'>> {
     const { signal } = context;
     let timed_out = false;
     const timer = setTimeout(() => {
       timed_out = true;
-      controller.abort(new Error(`timed out after ${timeout_ms} ms`));
+      stop.abort(new Error(`timed out after ${timeout_ms} ms`));
     }, timeout_ms);
     const running: Promise<Settled> = (async () => tool.execute(args, context))().then(
       (output): Settled => ({ kind: 'value', output }),
       (error: unknown): Settled => ({ kind: 'error', error }),
     );
-    let on_abort: (() => void) | undefined;
-    const stopped = new Promise<Settled>((resolve) => {
-      on_abort = () => resolve({ kind: 'stopped' });
-      signal.addEventListener('abort', on_abort, { once: true });
-    });
-    let settled = await Promise.race([running, stopped]);
+    let settled = await Promise.race([running, stop.stopped]);
     clearTimeout(timer);
-    if (on_abort !== undefined) signal.removeEventListener('abort', on_abort);
 
     if (settled.kind === 'value' && !signal.aborted) return from_output(settled.output);
     if (settled.kind === 'error' && !signal.aborted) {
@@ -315,6 +309,27 @@ export class ToolExecutor implements ToolRunner {
       output: `Unknown tool '${String(name)}'.${hint} ${available}`,
       error: `unknown tool '${String(name)}'`,
     };
+  }
+}
+
+/**
+ * How one call is stopped: the signal the tool sees, and a promise that settles when it fires.
+ * Only the executor aborts it (the run's abort, the time limit), so the promise is settled there
+ * directly rather than through one more listener on the signal.
+ */
+class CallStop {
+  readonly #controller = new AbortController();
+  readonly signal = this.#controller.signal;
+  #resolve: ((settled: Settled) => void) | undefined;
+  /** Settles with `stopped` once `abort` was called. */
+  readonly stopped = new Promise<Settled>((resolve) => {
+    this.#resolve = resolve;
+  });
+
+  abort(reason: unknown): void {
+    if (this.signal.aborted) return;
+    this.#controller.abort(reason);
+    this.#resolve?.({ kind: 'stopped' });
   }
 }
 
