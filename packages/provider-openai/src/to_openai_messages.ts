@@ -11,38 +11,23 @@ export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
  * has `content: null` (the canonical form); empty tool arguments become `{}`. Tool results keep
  * their `tool_call_id`; the API has no error flag, so `is_error` is carried by the text alone.
  * Reasoning is sent back only under `reasoning_field` (most servers reject or ignore it).
- * Each message object is mapped once and its wire form reused by later calls (a run resends its
- * whole history every turn): a message changed in place after it was sent is not seen again, and
- * the wire objects returned must not be changed.
+ * The provider itself maps a message once, when it is new (`growing_messages`), so this maps anew.
  */
 export function to_openai_messages(
   messages: readonly Message[],
   reasoning_field?: OpenAiReasoningField,
 ): OpenAiMessage[] {
-  const cache = WIRE_CACHE[reasoning_field ?? 'none'];
   const result: OpenAiMessage[] = [];
   for (const message of messages) {
-    let wire = cache.get(message);
-    if (wire === undefined) {
-      wire = to_openai_message(message, reasoning_field);
-      if (wire === undefined) continue; // not a role the API knows
-      cache.set(message, wire);
-    }
-    result.push(wire);
+    const wire = to_openai_message(message, reasoning_field);
+    if (wire !== undefined) result.push(wire);
   }
   return result;
 }
 
-/** Wire forms already made, per message object and reasoning field. */
-const WIRE_CACHE: Record<OpenAiReasoningField | 'none', WeakMap<Message, OpenAiMessage>> = {
-  none: new WeakMap(),
-  reasoning_content: new WeakMap(),
-  reasoning: new WeakMap(),
-};
-
 /**
- * One message in the wire shape `to_openai_messages` gives it (made anew each call), or
- * `undefined` for a role the API does not know.
+ * One message in the wire shape `to_openai_messages` gives it, or `undefined` for a role the API
+ * does not know.
  */
 export function to_openai_message(
   message: Message,

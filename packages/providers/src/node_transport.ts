@@ -113,7 +113,10 @@ const MAX_REDIRECTS = 20;
 /** What `fetch` drops when a redirect leads to another origin. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
-/** Sends one POST of `payload` (`request.body`) to `url`; resolves when the answer's headers arrived. */
+/**
+ * Sends one POST of `payload` (`request.body`) to `target`; resolves when the answer's headers
+ * arrived.
+ */
 async function open(
   target: Target,
   headers: Record<string, string>,

@@ -13,16 +13,7 @@ import {
   type Stats,
   statSync,
 } from 'node:fs';
-import {
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readlink,
-  realpath,
-  rename,
-  unlink,
-} from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   error_code,
@@ -105,7 +96,7 @@ export async function write_file_atomic(
     // it landed before a single byte goes into it
     const created = await handle.stat();
     if (!(await is_at(temp, created, parent))) {
-      stray = await fd_path(handle);
+      stray = opened_path(handle.fd);
       throw changed();
     }
     await handle.writeFile(data);
@@ -157,15 +148,6 @@ async function is_at(
     return placed.ino === identity.ino && placed.dev === identity.dev;
   } catch {
     return false;
-  }
-}
-
-/** Where an open file really is (Linux `/proc`), to remove a temp file created in the wrong place. */
-async function fd_path(handle: FileHandle): Promise<string | undefined> {
-  try {
-    return await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    return undefined;
   }
 }
 
