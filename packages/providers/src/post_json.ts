@@ -148,8 +148,9 @@ async function read_failure_body(chunks: AsyncIterable<Uint8Array>): Promise<str
 
 /**
  * POSTs `body` as JSON (or the bytes of a `JsonBytes`, sent as they are) and returns the response
- * once its headers arrived, for the provider to read as a stream or as JSON. Sent with `node:http` / `node:https` (connections kept alive for
- * the next request to the same host, never holding the process open), or with `options.fetch`.
+ * once its headers arrived, for the provider to read as a stream or as JSON. Sent with
+ * `node:http` / `node:https` (connections kept alive for the next request to the same host, never
+ * holding the process open), or with `options.fetch`.
  *
  * Contract:
  * - never rejects with anything but a `ProviderError` naming `provider` and `model`;
