@@ -1,3 +1,5 @@
+import { watch_abort } from './watch_abort.js';
+
 /** How a promise raced against an abort signal settled. */
 export type RaceOutcome<T> = { aborted: false; value: T } | { aborted: true };
 
@@ -19,15 +21,14 @@ export function race_abort<T>(
     return Promise.resolve({ aborted: true });
   }
   return new Promise((resolve, reject) => {
-    const on_abort = () => resolve({ aborted: true });
-    signal.addEventListener('abort', on_abort, { once: true });
+    const unwatch = watch_abort(signal, () => resolve({ aborted: true }));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', on_abort);
+        unwatch();
         resolve({ aborted: false, value });
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', on_abort);
+        unwatch();
         if (signal.aborted) resolve({ aborted: true });
         else reject(error);
       },
@@ -53,10 +54,9 @@ export interface AbortLatch {
 export function abort_latch(signal: AbortSignal | undefined): AbortLatch {
   if (signal === undefined) return { promise: new Promise(() => {}), dispose: () => {} };
   if (signal.aborted) return { promise: Promise.resolve({ aborted: true }), dispose: () => {} };
-  let on_abort = () => {};
+  let dispose = () => {};
   const promise = new Promise<{ aborted: true }>((resolve) => {
-    on_abort = () => resolve({ aborted: true });
+    dispose = watch_abort(signal, () => resolve({ aborted: true }));
   });
-  signal.addEventListener('abort', on_abort, { once: true });
-  return { promise, dispose: () => signal.removeEventListener('abort', on_abort) };
+  return { promise, dispose };
 }

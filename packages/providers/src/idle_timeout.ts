@@ -1,9 +1,10 @@
+import { watch_abort } from '@lich/core';
 import { AbortHub, type AbortLike } from './abort_hub.js';
 import { ProviderError } from './provider_error.js';
 
 /** Options of `create_idle_timeout`. */
 export interface IdleTimeoutOptions {
-  /** Silence allowed before giving up; `0` or `Infinity` disables the timer. */
+  /** Silence allowed before giving up; `0` or `Infinity` (or over 99 days) disables the timer. */
   idle_timeout_ms: number;
   provider: string;
   model: string;
@@ -19,7 +20,7 @@ export interface IdleTimeout {
   readonly timed_out: boolean;
   /** Whether `stop` fired `signal`. */
   readonly stopped: boolean;
-  /** Restarts the timer: call it whenever bytes arrive. No effect once fired or cleared. */
+  /** Says bytes arrived, which restarts the timer. No effect once fired or cleared. */
   touch(): void;
   /** Fires `signal` with an `AbortError` (the request's own cancel) and clears the timer. */
   stop(): void;
@@ -33,21 +34,37 @@ export interface IdleTimeout {
 }
 
 /**
- * Starts an idle timer for one request: when `touch` is not called for `idle_timeout_ms`, `signal`
- * aborts with a `ProviderError` of kind `timeout` (retryable). The timer does not keep the process
- * alive. Must not throw.
+ * How many checks the timer makes per `idle_timeout_ms`: it fires after this many checks in a row
+ * found no `touch` since the one before, so between `idle_timeout_ms` and a quarter more after the
+ * last one. `touch` only sets a flag: restarting a Node timer on every chunk of a stream (a dozen
+ * per model call) costs more than the rest of the chunk's way to the stream state.
+ */
+const CHECKS_PER_TIMEOUT = 4;
+
+/** The longest delay a Node timer takes; a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Starts an idle timer for one request: when `touch` is not called for `idle_timeout_ms` (at most
+ * a quarter more: see `CHECKS_PER_TIMEOUT`), `signal` aborts with a `ProviderError` of kind
+ * `timeout` (retryable). It never fires sooner. The timer does not keep the process alive. Must
+ * not throw.
  *
- * The caller's signal is followed through one listener, removed by `clear`, rather than
+ * The caller's signal is followed through `watch_abort`, stopped by `clear`, rather than
  * `AbortSignal.any`: that costs a dependent signal per request, kept until garbage collection,
  * and this runs once per model call.
  */
 export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
   const controller = new AbortHub();
   const limit = options.idle_timeout_ms;
-  const enabled = Number.isFinite(limit) && limit > 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // past Node's longest timer (~25 days a check) it would fire at once; so long is never
+  const enabled = limit > 0 && limit / CHECKS_PER_TIMEOUT <= MAX_TIMER_MS;
+  let timer: ReturnType<typeof setInterval> | undefined;
   let timed_out = false;
-  let cleared = false;
+  /** Whether `touch` was called since the last check. */
+  let heard = false;
+  /** Checks in a row that found no `touch`. */
+  let quiet = 0;
   const error = () =>
     new ProviderError({
       kind: 'timeout',
@@ -55,31 +72,40 @@ export function create_idle_timeout(options: IdleTimeoutOptions): IdleTimeout {
       model: options.model,
       cause: new Error(`no data for ${limit} ms`),
     });
-  const fire = () => {
+  const check = () => {
+    if (controller.aborted) {
+      clear();
+      return;
+    }
+    if (heard) {
+      heard = false;
+      quiet = 0;
+      return;
+    }
+    quiet += 1;
+    if (quiet < CHECKS_PER_TIMEOUT) return;
+    clearInterval(timer);
     timer = undefined;
     timed_out = true;
     controller.abort(error());
   };
+  if (enabled) {
+    timer = setInterval(check, limit / CHECKS_PER_TIMEOUT);
+    timer.unref?.();
+  }
   const touch = () => {
-    if (!enabled || cleared || timed_out) return;
-    if (timer !== undefined) timer.refresh();
-    else {
-      timer = setTimeout(fire, limit);
-      timer.unref?.();
-    }
+    heard = true;
   };
-  touch();
   let stopped = false;
   const caller = options.signal;
-  const follow = () => controller.abort(caller?.reason);
-  if (caller?.aborted) follow();
-  else caller?.addEventListener('abort', follow, { once: true });
-  const clear = () => {
-    cleared = true;
-    if (timer !== undefined) clearTimeout(timer);
+  let unwatch: (() => void) | undefined;
+  if (caller?.aborted) controller.abort(caller.reason);
+  else if (caller) unwatch = watch_abort(caller, () => controller.abort(caller.reason));
+  function clear() {
+    if (timer !== undefined) clearInterval(timer);
     timer = undefined;
-    caller?.removeEventListener('abort', follow);
-  };
+    unwatch?.();
+  }
   return {
     signal: controller,
     get timed_out() {

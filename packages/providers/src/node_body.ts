@@ -79,8 +79,12 @@ function read_off(opened: Opened): void {
     opened.settled();
   }, RELEASE_WAIT_MS);
   timer.unref();
-  // Node hands the socket back to the agent on a tick after 'end': settle after that
+  // Node hands the socket back to the agent on a tick after 'end': settle after that, once
+  // ('close' follows 'end')
+  let done_once = false;
   const done = () => {
+    if (done_once) return;
+    done_once = true;
     clearTimeout(timer);
     setImmediate(() => opened.settled());
   };

@@ -107,6 +107,35 @@ function to_headers(raw: readonly string[]): Headers {
   return headers;
 }
 
+/**
+ * The request's header lines as Node takes them whole, `[name, value, …]`, validated once as the
+ * head is written (a `headers` object costs a `setHeader` per name, each validated and stored,
+ * then looked up for `Host` and `Expect`). As `setHeader` would: a later name overrides an earlier
+ * one in any case; `Host` is added unless given (the URL's host, IPv6 in brackets, the port
+ * unless the scheme's own), and `Authorization` for a URL with credentials unless given.
+ */
+function header_list(target: Target, headers: Record<string, string>): string[] {
+  const list: string[] = [];
+  const at = new Map<string, number>();
+  for (const name of Object.keys(headers)) {
+    const key = name.toLowerCase();
+    const index = at.get(key);
+    if (index === undefined) {
+      at.set(key, list.length);
+      list.push(name, headers[name] as string);
+    } else {
+      list[index] = name;
+      list[index + 1] = headers[name] as string;
+    }
+  }
+  if (!at.has('host')) list.push('Host', target.url.host);
+  const { auth } = target.options;
+  if (auth && !at.has('authorization')) {
+    list.push('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
+  }
+  return list;
+}
+
 /** The redirects `fetch` follows too, keeping the method and the body. */
 const REPEAT_REDIRECTS = new Set([307, 308]);
 const MAX_REDIRECTS = 20;
@@ -136,7 +165,12 @@ async function open(
   const signal = request.signal;
   if (signal.aborted) throw signal.reason;
   return new Promise<Opened>((resolve, reject) => {
-    const outgoing = send({ ...target.options, method: 'POST', agent, headers });
+    const outgoing = send({
+      ...target.options,
+      method: 'POST',
+      agent,
+      headers: header_list(target, headers),
+    });
     let settled = false;
     let late_error: unknown;
     const on_abort = () => {

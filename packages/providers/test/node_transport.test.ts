@@ -171,6 +171,8 @@ describe('post_json over node:http', () => {
         'user-agent': request.headers['user-agent'],
         accept: request.headers.accept,
         authorization: request.headers.authorization,
+        host: request.headers.host,
+        raw: request.rawHeaders.filter((_, index) => index % 2 === 0).join(' '),
       });
       request.resume();
       response.writeHead(200, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] });
@@ -187,6 +189,13 @@ describe('post_json over node:http', () => {
       headers: { 'User-Agent': 'lich-test', Authorization: 'Bearer k' },
     });
     await custom.cancel();
+    const port = new URL(server.url).port;
+    const credentials = await post_json(
+      `${server.url.replace('//', '//us%40er:p%3Ass@')}/x`,
+      body,
+      CONTEXT,
+    );
+    await credentials.cancel();
     expect(seen[0]).toEqual({
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(JSON.stringify(body))),
@@ -194,8 +203,16 @@ describe('post_json over node:http', () => {
       'user-agent': 'node',
       accept: '*/*',
       authorization: undefined,
+      host: `127.0.0.1:${port}`,
+      raw: 'accept user-agent content-type content-length Host Connection',
     });
-    expect(seen[1]).toMatchObject({ 'user-agent': 'lich-test', authorization: 'Bearer k' });
+    // a name given again in another case replaces the default, as `setHeader` would
+    expect(seen[1]).toMatchObject({
+      'user-agent': 'lich-test',
+      authorization: 'Bearer k',
+      raw: 'accept User-Agent content-type Authorization content-length Host Connection',
+    });
+    expect(seen[2]?.authorization).toBe(`Basic ${Buffer.from('us@er:p:ss').toString('base64')}`);
   });
 
   it('decodes a gzip body as it streams, and reports a corrupt one as a stream error', async () => {

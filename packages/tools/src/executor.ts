@@ -7,7 +7,7 @@ import type {
   ToolRunContext,
   ToolRunner,
 } from '@lich/core';
-import { truncate_text } from '@lich/core';
+import { truncate_text, watch_abort } from '@lich/core';
 import { nearest_names } from './nearest_names.js';
 import type { ToolRegistry } from './registry.js';
 import { Sandbox } from './sandbox.js';
@@ -153,17 +153,17 @@ export class ToolExecutor implements ToolRunner {
       const parsed = parse_arguments(name, tool.parameters, json_schema, args);
       if (!parsed.ok) return finish({ ok: false, output: parsed.error, error: parsed.error });
 
-      // The run's abort reaches the call's own controller through one listener, removed when the
-      // call ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
+      // The run's abort reaches the call's own controller through a watch stopped when the call
+      // ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
       const run_signal = context.signal;
       const stop = new CallStop();
-      const follow = () => stop.abort(run_signal?.reason);
-      if (run_signal?.aborted) follow();
-      else run_signal?.addEventListener('abort', follow, { once: true });
+      let unwatch: (() => void) | undefined;
+      if (run_signal?.aborted) stop.abort(run_signal.reason);
+      else if (run_signal) unwatch = watch_abort(run_signal, () => stop.abort(run_signal.reason));
       try {
         return await this.#call(tool, name, json_schema, parsed.args, context, stop, finish);
       } finally {
-        run_signal?.removeEventListener('abort', follow);
+        unwatch?.();
       }
     } catch (error) {
       // nothing above should throw; this is the last line of the never-throw contract

@@ -204,7 +204,10 @@ async function walk(start: string, parts: string[]): Promise<Walked> {
       current = dirname(current);
       continue;
     }
-    const next = join(current, part);
+    // `current` is a normal absolute path and `part` one plain name: on POSIX `join` would only
+    // put a `/` between them, after scanning both
+    const next =
+      sep !== '/' ? join(current, part) : current === '/' ? `/${part}` : `${current}/${part}`;
     if (missing) {
       current = next;
       continue;
