@@ -154,28 +154,42 @@ export async function push_body(
     opened.headers.get('content-encoding') === null ? response : await decoded(opened)
   ) as Readable;
   return new Promise<void>((resolve, reject) => {
+    // The four listeners stay on the answer to its end: once the promise settled they only swallow
+    // what the stream still says, or read off the rest of a released answer (taking them off and
+    // putting others on cost more than the rest of a chunk's way).
     let over = false;
+    /** Set while the rest of a released answer is read off; cleared once it ended or was cut. */
+    let draining: ReturnType<typeof setTimeout> | undefined;
+    const drained = () => {
+      if (draining === undefined) return;
+      clearTimeout(draining);
+      draining = undefined;
+      // Node hands the socket back to the agent on a tick after 'end': settle after that
+      setImmediate(() => opened.settled());
+    };
     const finish = (ended: boolean, failure?: { error: unknown }) => {
       if (over) return;
       over = true;
-      source.off('data', on_data);
-      source.off('end', on_end);
-      source.off('error', on_error);
-      source.off('close', on_close);
       signal.removeEventListener('abort', on_abort);
       opened.detach();
       if (ended) setImmediate(() => opened.settled());
-      else {
-        // what the stream says once left (the destroy below) must not reach the process
-        source.on('error', () => undefined);
-        source.pause();
-        const reusable =
-          opened.released && failure === undefined && !signal.aborted && source === opened.response;
-        if (reusable) read_off(opened);
-        else {
+      else if (
+        opened.released &&
+        failure === undefined &&
+        !signal.aborted &&
+        source === opened.response
+      ) {
+        // read off the rest, so the socket goes back to the agent; closed if it takes too long
+        draining = setTimeout(() => {
+          draining = undefined;
           opened.outgoing.destroy();
           opened.settled();
-        }
+        }, RELEASE_WAIT_MS);
+        draining.unref();
+      } else {
+        source.pause();
+        opened.outgoing.destroy();
+        opened.settled();
       }
       if (failure === undefined) resolve();
       else reject(failure.error);
@@ -191,9 +205,14 @@ export async function push_body(
       }
       if (stop) finish(false);
     };
-    const on_end = () => finish(true);
-    const broke = (error: unknown) =>
-      finish(false, { error: cut_error(opened.late_error() ?? error, context) });
+    const on_end = () => {
+      if (over) drained();
+      else finish(true);
+    };
+    const broke = (error: unknown) => {
+      if (over) drained();
+      else finish(false, { error: cut_error(opened.late_error() ?? error, context) });
+    };
     const on_error = (error: unknown) => broke(error);
     // a stream destroyed without an error (the socket closed before the end)
     const on_close = () => broke(new Error('Premature close'));

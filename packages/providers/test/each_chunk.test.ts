@@ -80,6 +80,19 @@ describe('post_json each_chunk over node:http', () => {
     expect(server.connections).toBe(2);
   });
 
+  it('closes a released connection whose rest does not come promptly', async () => {
+    // 50 events 20 ms apart: the rest takes a second, the read-off waits 100 ms
+    const server = await serve(sse_handler(50, 20));
+    const started = performance.now();
+    const data = await read_events(`${server.url}/chat`, { stop_at: '{"n":0}', release: true });
+    expect(data).toEqual(['{"n":0}']);
+    expect(performance.now() - started).toBeLessThan(900);
+    await server.wait_closed(1, 1_000);
+    const whole = await read_events(`${server.url}/chat`, { stop_at: '{"n":1}', release: true });
+    expect(whole).toEqual(['{"n":0}', '{"n":1}']);
+    expect(server.connections).toBe(2);
+  });
+
   it('rejects at once with kind aborted when the caller aborts mid-body, closing the socket', async () => {
     const server = await serve((request, response) => {
       request.resume();
