@@ -105,6 +105,20 @@ describe('read_file', () => {
     expect(past.output).toMatch(/past the end of 'rows.txt', which has 40000 lines/);
   });
 
+  it('keeps a line whole across reads, a character split between them included', async () => {
+    // the first line ends 10 bytes short of the 1 MB read; 'ü' is two bytes, so the read ends
+    // inside one of them
+    const first = 'x'.repeat(1024 * 1024 - 11);
+    const umlauts = 'ü'.repeat(20);
+    await writeFile(join(work, 'split.txt'), `${first}\n${umlauts}\nlast`);
+    const result = await run('read_file', { path: 'split.txt', offset: 2 });
+    expect(result.output).toBe(`     2\t${umlauts}\n     3\tlast`);
+    // a NUL past what a cut line keeps is not looked at
+    await writeFile(join(work, 'cut.txt'), `${'y'.repeat(9_000)}\u0000z\nafter\n`);
+    const cut = await run('read_file', { path: 'cut.txt' });
+    expect(cut.output).toMatch(/^ {5}1\ty{2000} …\[line cut at 2000 characters\]\n {5}2\tafter$/);
+  });
+
   it('reads a slice of a 2 GB sparse file quickly, by streaming', async () => {
     const big = join(work, 'big.log');
     // text first (past the 8 KB binary sniff), then 2 GB of holes

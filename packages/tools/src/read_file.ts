@@ -12,6 +12,9 @@ export const READ_FILE_DEFAULT_LIMIT = 2_000;
 export const READ_FILE_MAX_LINE_CHARS = 2_000;
 
 const CHUNK_BYTES = 1 << 20;
+/** Files up to this size (less room to see growth) are read into `shared_buffer`. */
+const SHARED_BYTES = 64 * 1024;
+let shared_buffer: Buffer | undefined;
 // enough bytes for READ_FILE_MAX_LINE_CHARS characters of 4-byte UTF-8, and one more to notice a cut
 const LINE_BYTES = READ_FILE_MAX_LINE_CHARS * 4 + 4;
 
@@ -59,10 +62,13 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
     const { fd, size } = await open_descriptor_in_work_dir(context.work_dir, args.path);
     try {
       // No bigger than the file (plus room to see that it grew): a megabyte of external memory
-      // per call of a small file makes V8 run full collections turn after turn.
-      const buffer = Buffer.allocUnsafe(
-        Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096),
-      );
+      // per call of a small file makes V8 run full collections turn after turn. A small file is
+      // read into one buffer all calls share: nothing below awaits, so no two calls hold it.
+      const wanted = Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096);
+      const buffer =
+        wanted <= SHARED_BYTES
+          ? (shared_buffer ??= Buffer.allocUnsafe(SHARED_BYTES))
+          : Buffer.allocUnsafe(wanted);
       // The first read fills the buffer (a small file whole, in one system call); its start is
       // the sample that tells a binary file, and the loop below goes on from it.
       let first_read: number | undefined = readSync(fd, buffer, 0, buffer.length, 0);
@@ -78,15 +84,15 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
       const out: string[] = [];
       let out_chars = 0;
       let line = 1;
-      let pieces: Buffer[] = [];
-      let piece_bytes = 0;
+      /** The start of a line begun in an earlier chunk (its first `LINE_BYTES` bytes, copied). */
+      let carried: Buffer[] = [];
+      let carried_bytes = 0;
       let line_has_bytes = false;
       let stopped: 'limit' | 'budget' | 'binary' | undefined;
       let position = 0;
       const last = first + limit - 1;
 
-      const emit = (): boolean => {
-        const text = render_line(Buffer.concat(pieces, piece_bytes));
+      const emit = (text: string): boolean => {
         const entry = `${String(line).padStart(6)}\t${text}`;
         if (out_chars + entry.length + 1 > budget && out.length > 0) return false;
         out.push(entry);
@@ -104,6 +110,8 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
         at_end = bytes_read < buffer.length;
         position += bytes_read;
         const chunk = buffer.subarray(0, bytes_read);
+        /** The first NUL byte at or after the line being read (`bytes_read` when none). */
+        let nul = -1;
         let start = 0;
         while (start < bytes_read) {
           if (line < first) {
@@ -124,34 +132,50 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
           }
           const newline = chunk.indexOf(10, start);
           const end = newline === -1 ? bytes_read : newline;
-          if (end > start) {
-            line_has_bytes = true;
-            if (piece_bytes < LINE_BYTES) {
-              const take = chunk.subarray(start, Math.min(end, start + LINE_BYTES - piece_bytes));
-              if (take.includes(0)) {
-                // text at the start, binary further on (a log with holes, an archive): stop here
-                stopped = 'binary';
-                break reading;
-              }
-              // copy: `buffer` is reused for the next chunk
-              pieces.push(Buffer.from(take));
-              piece_bytes += take.length;
+          // what is kept of the line: its first LINE_BYTES bytes
+          const take_end = Math.min(end, start + LINE_BYTES - carried_bytes);
+          if (end > start) line_has_bytes = true;
+          if (take_end > start) {
+            if (nul < start) {
+              nul = chunk.indexOf(0, start);
+              if (nul === -1) nul = bytes_read;
+            }
+            if (nul < take_end) {
+              // text at the start, binary further on (a log with holes, an archive): stop here
+              stopped = 'binary';
+              break reading;
             }
           }
-          if (newline === -1) break;
-          if (!emit()) {
+          if (newline === -1) {
+            // the line goes on in the next chunk: copy, since `buffer` is read into again
+            if (take_end > start) {
+              carried.push(Buffer.from(chunk.subarray(start, take_end)));
+              carried_bytes += take_end - start;
+            }
+            break;
+          }
+          let text: string;
+          if (carried_bytes === 0) {
+            text = render_line(chunk, start, take_end, take_end - start >= LINE_BYTES);
+          } else {
+            if (take_end > start) carried.push(chunk.subarray(start, take_end));
+            const whole = Buffer.concat(carried);
+            text = render_line(whole, 0, whole.length, whole.length >= LINE_BYTES);
+            carried = [];
+            carried_bytes = 0;
+          }
+          if (!emit(text)) {
             stopped = 'budget';
             break reading;
           }
-          pieces = [];
-          piece_bytes = 0;
           line_has_bytes = false;
           line += 1;
           start = newline + 1;
         }
       }
       if (stopped === undefined && line_has_bytes && line >= first && line <= last) {
-        if (emit()) line += 1;
+        const whole = Buffer.concat(carried);
+        if (emit(render_line(whole, 0, whole.length, whole.length >= LINE_BYTES))) line += 1;
         else stopped = 'budget';
       } else if (stopped === undefined && line_has_bytes) {
         line += 1;
@@ -185,9 +209,9 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
   },
 });
 
-function render_line(bytes: Buffer): string {
-  const cut_bytes = bytes.length >= LINE_BYTES;
-  let text = bytes.toString('utf8');
+/** The text of `bytes[start, end)`, a line without its `\n` (and `\r`), cut when too long. */
+function render_line(bytes: Buffer, start: number, end: number, cut_bytes: boolean): string {
+  let text = bytes.toString('utf8', start, end);
   if (text.endsWith('\r')) text = text.slice(0, -1);
   if (text.length > READ_FILE_MAX_LINE_CHARS || cut_bytes) {
     return `${text.slice(0, READ_FILE_MAX_LINE_CHARS)} …[line cut at ${READ_FILE_MAX_LINE_CHARS} characters]`;

@@ -12,7 +12,9 @@ export function looks_binary(sample: Uint8Array): boolean {
   if (sample.length === 0) return false;
   if (sample.includes(0)) return true;
   let control = 0;
-  for (const byte of sample) {
+  // indexed, not `for…of`: an iterator step per byte costs more than the test, before V8 warms up
+  for (let index = 0; index < sample.length; index++) {
+    const byte = sample[index] as number;
     if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c) {
       if (byte !== 0x08 && byte !== 0x1b) control += 1;
     }
