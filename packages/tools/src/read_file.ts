@@ -15,6 +15,12 @@ const CHUNK_BYTES = 1 << 20;
 /** Files up to this size (less room to see growth) are read into `shared_buffer`. */
 const SHARED_BYTES = 64 * 1024;
 let shared_buffer: Buffer | undefined;
+
+/** The buffer small files are read into, made on first use. */
+function small_file_buffer(): Buffer {
+  shared_buffer ??= Buffer.allocUnsafe(SHARED_BYTES);
+  return shared_buffer;
+}
 // enough bytes for READ_FILE_MAX_LINE_CHARS characters of 4-byte UTF-8, and one more to notice a cut
 const LINE_BYTES = READ_FILE_MAX_LINE_CHARS * 4 + 4;
 
@@ -65,10 +71,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
       // per call of a small file makes V8 run full collections turn after turn. A small file is
       // read into one buffer all calls share: nothing below awaits, so no two calls hold it.
       const wanted = Math.min(CHUNK_BYTES, Math.max(size, BINARY_SAMPLE_BYTES) + 4096);
-      const buffer =
-        wanted <= SHARED_BYTES
-          ? (shared_buffer ??= Buffer.allocUnsafe(SHARED_BYTES))
-          : Buffer.allocUnsafe(wanted);
+      const buffer = wanted <= SHARED_BYTES ? small_file_buffer() : Buffer.allocUnsafe(wanted);
       // The first read fills the buffer (a small file whole, in one system call); its start is
       // the sample that tells a binary file, and the loop below goes on from it.
       let first_read: number | undefined = readSync(fd, buffer, 0, buffer.length, 0);
