@@ -135,6 +135,27 @@ describe('ProgressView', () => {
     expect(view.tool_calls.map((summary) => summary.sandbox)).toEqual(['bwrap', 'none']);
   });
 
+  it('on a terminal shows a spinner naming the call while it runs, and none through a pipe', () => {
+    vi.useFakeTimers();
+    try {
+      const shown: string[] = [];
+      for (const tty of [true, false]) {
+        const stderr = sink(tty);
+        const view = view_of(sink(false), stderr);
+        view.listener({ type: 'tool_call_start', turn: 1, call, args: { path: 'a  b.txt' } });
+        vi.advanceTimersByTime(200);
+        view.stop();
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences of colour
+        shown.push(stderr.text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''));
+      }
+      expect(shown[0]).toContain('⠋ read_file a b.txt');
+      expect(shown[0]).toContain('⠙ read_file a b.txt');
+      expect(shown[1]).toBe('');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('writes stderr lines together, within 50 ms, and before anything on stdout', () => {
     vi.useFakeTimers();
     try {

@@ -75,6 +75,8 @@ export class ProgressView {
     },
   };
   readonly #live: boolean;
+  /** Whether a spinner shows while waiting: on a terminal, unless quiet. */
+  readonly #spins: boolean;
   readonly #tool_args = new Map<string, unknown>();
   readonly tool_calls: ToolCallSummary[] = [];
   #spinner: NodeJS.Timeout | undefined;
@@ -89,6 +91,7 @@ export class ProgressView {
   constructor(options: ProgressOptions) {
     this.#options = options;
     this.#live = options.stdout.isTTY === true;
+    this.#spins = options.stderr.isTTY === true && options.quiet !== true;
     // a warning or note written meanwhile comes after the progress so far, on a clean line
     set_status_clearer(() => {
       this.#clear_spinner();
@@ -122,7 +125,7 @@ export class ProgressView {
   }
 
   #start_spinner(label: string): void {
-    if (this.#options.stderr.isTTY !== true || this.#options.quiet === true) return;
+    if (!this.#spins) return;
     this.#spinner_label = label;
     if (this.#spinner) return;
     const draw = () => {
@@ -206,7 +209,9 @@ export class ProgressView {
       }
       case 'tool_call_start':
         this.#tool_args.set(event.call.id, event.args);
-        this.#start_spinner(`${event.call.name} ${argument_hint(event.args)}`.trimEnd());
+        // the label is made only where a spinner shows it
+        if (this.#spins)
+          this.#start_spinner(`${event.call.name} ${argument_hint(event.args)}`.trimEnd());
         return;
       case 'tool_call_end': {
         this.#clear_spinner();
