@@ -63,31 +63,44 @@ export interface Opened {
  */
 const RELEASE_WAIT_MS = 100;
 
+/** Settles `opened` once Node has handed its socket back to the agent, a tick after 'end'. */
+function settle_after_end(opened: Opened): void {
+  setImmediate(() => opened.settled());
+}
+
+/**
+ * The deadline of a released answer's rest: the function returned says the rest ended or broke
+ * (settling `opened` once, however often it is called); without it, the connection is closed
+ * after `RELEASE_WAIT_MS`.
+ */
+function release_deadline(opened: Opened): () => void {
+  let pending = true;
+  const timer = setTimeout(() => {
+    pending = false;
+    opened.outgoing.destroy();
+    opened.settled();
+  }, RELEASE_WAIT_MS);
+  timer.unref();
+  return () => {
+    if (!pending) return;
+    pending = false;
+    clearTimeout(timer);
+    settle_after_end(opened);
+  };
+}
+
 /**
  * Reads off the rest of an answer whose caller has left, so the socket goes back to the agent;
  * closes the connection when the rest takes longer than `RELEASE_WAIT_MS`.
  */
 function read_off(opened: Opened): void {
-  const { response, outgoing } = opened;
+  const { response } = opened;
   response.on('error', () => undefined);
   if (response.readableEnded) {
-    setImmediate(() => opened.settled());
+    settle_after_end(opened);
     return;
   }
-  const timer = setTimeout(() => {
-    outgoing.destroy();
-    opened.settled();
-  }, RELEASE_WAIT_MS);
-  timer.unref();
-  // Node hands the socket back to the agent on a tick after 'end': settle after that, once
-  // ('close' follows 'end')
-  let done_once = false;
-  const done = () => {
-    if (done_once) return;
-    done_once = true;
-    clearTimeout(timer);
-    setImmediate(() => opened.settled());
-  };
+  const done = release_deadline(opened);
   response.once('end', done);
   response.once('close', done);
   response.resume();
@@ -126,7 +139,7 @@ export async function* body_chunks(
         opened.settled();
       }
     } else {
-      setImmediate(() => opened.settled());
+      settle_after_end(opened);
     }
   }
 }
@@ -158,21 +171,14 @@ export async function push_body(
     // what the stream still says, or read off the rest of a released answer (taking them off and
     // putting others on cost more than the rest of a chunk's way).
     let over = false;
-    /** Set while the rest of a released answer is read off; cleared once it ended or was cut. */
-    let draining: ReturnType<typeof setTimeout> | undefined;
-    const drained = () => {
-      if (draining === undefined) return;
-      clearTimeout(draining);
-      draining = undefined;
-      // Node hands the socket back to the agent on a tick after 'end': settle after that
-      setImmediate(() => opened.settled());
-    };
+    /** Set while the rest of a released answer is read off: says it ended or broke. */
+    let drained: (() => void) | undefined;
     const finish = (ended: boolean, failure?: { error: unknown }) => {
       if (over) return;
       over = true;
       signal.removeEventListener('abort', on_abort);
       opened.detach();
-      if (ended) setImmediate(() => opened.settled());
+      if (ended) settle_after_end(opened);
       else if (
         opened.released &&
         failure === undefined &&
@@ -180,12 +186,7 @@ export async function push_body(
         source === opened.response
       ) {
         // read off the rest, so the socket goes back to the agent; closed if it takes too long
-        draining = setTimeout(() => {
-          draining = undefined;
-          opened.outgoing.destroy();
-          opened.settled();
-        }, RELEASE_WAIT_MS);
-        draining.unref();
+        drained = release_deadline(opened);
       } else {
         source.pause();
         opened.outgoing.destroy();
@@ -206,11 +207,11 @@ export async function push_body(
       if (stop) finish(false);
     };
     const on_end = () => {
-      if (over) drained();
+      if (over) drained?.();
       else finish(true);
     };
     const broke = (error: unknown) => {
-      if (over) drained();
+      if (over) drained?.();
       else finish(false, { error: cut_error(opened.late_error() ?? error, context) });
     };
     const on_error = (error: unknown) => broke(error);
