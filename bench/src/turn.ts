@@ -3,7 +3,7 @@
  * asked to read a file once per turn, against a bare `node:http` + SSE loop sending the same
  * requests (the same system prompt, tool definitions and growing history, taken from Lich's own
  * first request) to the same fake server in the same run. Each round runs both at 2, 20 and 200
- * turns, and four times as many rounds again run only 2 and 20 turns; the cost per turn is a
+ * turns, and eight times as many rounds again run only 2 and 20 turns; the cost per turn is a
  * paired difference, so startup and exit cancel out:
  * - at 20 turns: (T(20) − T(2)) / 18;
  * - at 200 turns: (T(200) − T(20)) / 180, where each request carries up to 400 messages.
@@ -32,11 +32,11 @@ const ROUNDS = Number(process.env.LICH_BENCH_TURN_ROUNDS ?? 9);
 /**
  * Rounds of only the 2- and 20-turn runs, added to the full ones: their difference is small (18
  * turns, 30–50 ms of CPU between processes of 100–250 ms, timed to the millisecond, and the bare
- * loop's figure moves with where its scavenges fall), so its median needs more pairs to settle
- * (with 18 pairs it moved between 1.1 and 1.5× from run to run); they cost a fraction of a
- * 200-turn run.
+ * loop's figure moves with where its scavenges fall), so its median needs many pairs to settle:
+ * with 18 pairs it moved between 1.1 and 1.5× from run to run, with 45 between 1.05 and 1.26;
+ * a round costs under a second, a fraction of a 200-turn run.
  */
-const SMALL_ROUNDS = ROUNDS * 4;
+const SMALL_ROUNDS = ROUNDS * 8;
 const SIZES = [2, 20, 200] as const;
 const SMALL_SIZES = [2, 20] as const;
 const TARGET_RATIO = 1.3;
