@@ -81,6 +81,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // a test that failed (e.g. no bubblewrap here) can leave its sleeps behind: end them
+  for (const token of ['91.', '92.', '93.', '94.']) {
+    for (const pid of pids_with(token)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
   await new Promise((done) => server.close(done));
   await rm(base, { recursive: true, force: true });
 });
