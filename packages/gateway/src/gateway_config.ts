@@ -27,6 +27,12 @@ export interface BusSettings {
    * (needs `@lich/store-postgres`); absent: the JSONL files of the state folder.
    */
   store?: string;
+  /**
+   * Days a PostgreSQL store keeps answered messages and sent reply chunks (7); past every
+   * platform's redelivery window, or a message redelivered after its row went is answered again.
+   * The JSONL store compacts instead and ignores it.
+   */
+  retention_days?: number;
 }
 
 /** One platform's section of `<work_dir>/.lich/gateway.json`, split by who reads it. */
@@ -56,6 +62,7 @@ const BUS_KEYS = [
   'drain_deadline_ms',
   'approvals_chat',
   'store',
+  'retention_days',
 ];
 
 function is_object(value: unknown): value is Record<string, unknown> {
@@ -135,7 +142,12 @@ export function parse_platform_settings(platform: string, section: unknown): Pla
   if (s.mode !== undefined) {
     bus.mode = one_of<ConversationMode>(at('mode'), s.mode, ['queue', 'steer', 'collect']);
   }
-  for (const key of ['max_concurrency', 'max_conversations', 'max_history_messages'] as const) {
+  for (const key of [
+    'max_concurrency',
+    'max_conversations',
+    'max_history_messages',
+    'retention_days',
+  ] as const) {
     if (s[key] !== undefined) bus[key] = count(at(key), s[key]);
   }
   for (const key of ['collect_debounce_ms', 'drain_deadline_ms'] as const) {

@@ -74,6 +74,9 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     platform,
     state_dir: input.state_dir,
     log,
+    ...(settings.bus.retention_days === undefined
+      ? {}
+      : { retention_days: settings.bus.retention_days }),
   });
   const { store } = chosen;
   if (chosen.session_storage !== undefined) {

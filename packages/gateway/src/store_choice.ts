@@ -8,6 +8,8 @@ import type { GatewayStore } from './storage.js';
 /** The package that keeps gateways on PostgreSQL, imported only when a store names it. */
 export const STORE_POSTGRES_PACKAGE = '@lich/store-postgres';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 type SessionStorage = Exclude<SessionHostOptions['storage'], false | undefined>;
 
 /** What the gateway needs of `@lich/store-postgres` (typed here: it is not a dependency). */
@@ -15,6 +17,7 @@ interface StorePostgresModule {
   open_postgres_gateway_store(options: {
     url: string;
     application_name?: string;
+    retention_ms?: number;
   }): Promise<GatewayStore & { pool: unknown }>;
   open_postgres_session_storage(
     options: { url: string },
@@ -52,9 +55,17 @@ export async function open_gateway_store(input: {
   platform: string;
   state_dir: string;
   log: (entry: GatewayLogEntry) => void;
+  /** How long the PostgreSQL store keeps answered work (its default: 7 days); not for JSONL. */
+  retention_days?: number;
 }): Promise<ChosenStore> {
   const { url, platform } = input;
   if (url === undefined) {
+    if (input.retention_days !== undefined) {
+      input.log({
+        level: 'warn',
+        message: 'retention_days applies to a postgres:// store; the JSONL store compacts instead',
+      });
+    }
     const dir = join(input.state_dir, platform);
     return { store: await open_jsonl_store({ dir }), session_storage: undefined, where: dir };
   }
@@ -74,6 +85,9 @@ export async function open_gateway_store(input: {
     store = await loaded.open_postgres_gateway_store({
       url,
       application_name: `lich-gateway-${platform}`,
+      ...(input.retention_days === undefined
+        ? {}
+        : { retention_ms: input.retention_days * DAY_MS }),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
