@@ -146,6 +146,7 @@ function long_answer(tokens: number): string {
     'paragraph moves into the scrollback while only the tail is drawn again.\n\n',
     '- a list item with `inline code` and **bold** words\n- another item, a little longer than',
     'the first one\n\n```ts\nconst total = items.reduce((sum, item) => sum + item.size, 0);\n',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a code sample, not a template
     'console.log(`total: ${total}`);\n```\n\n',
   ].join(' ');
   let text = '';

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

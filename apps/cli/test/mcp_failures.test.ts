@@ -47,6 +47,7 @@ describe('MCP servers that fail say how', () => {
   it('a URL answering 404 says so; a crashed server gives its exit code; a.b has mcp_a_b_<tool>', async () => {
     const fake = (mode: string) => ['--', process.execPath, FAKE_MCP, mode];
     for (const args of [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
       ['mcp', 'add', 'site', '--url', web_url, '--header', 'Authorization: Bearer ${SITE_TOKEN}'],
       ['mcp', 'add', 'dies', ...fake('exit')],
       ['mcp', 'add', 'a.b', ...fake('normal')],
@@ -82,6 +83,7 @@ describe('MCP servers that fail say how', () => {
 });
 
 describe('lich mcp add with a secret', () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
   it('suggests ${VAR} for a token written into the project file, and not for a reference', async () => {
     const literal = await lich(
       [
@@ -97,6 +99,7 @@ describe('lich mcp add with a secret', () => {
     );
     expect(literal.code).toBe(0);
     expect(literal.stderr).toMatch(/warning: the header 'Authorization' holds a secret as written/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
     expect(literal.stderr).toContain('--header "Authorization: Bearer ${MCP_TOKEN}"');
     const env = await lich(
       ['mcp', 'add', 'db', '--env', 'DB_PASSWORD=hunter2', '--', 'db-server'],
@@ -104,8 +107,10 @@ describe('lich mcp add with a secret', () => {
         env: sandbox.env,
       },
     );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
     expect(env.stderr).toContain("--env 'DB_PASSWORD=${DB_PASSWORD}'");
     const reference = await lich(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
       ['mcp', 'add', 'gh2', '--url', web_url, '--header', 'Authorization: Bearer ${GH_TOKEN}'],
       { env: sandbox.env },
     );

@@ -72,8 +72,6 @@ async function connected(): Promise<{ fake: FakeClient; client: TuiClient; end_s
   };
 }
 
-const T = { turn_id: 'turn-1' };
-
 describe('create_serve_client', () => {
   it('runs a session through the serve protocol: prompt, stream, tools, permission, commands', async () => {
     const { fake, client } = await connected();

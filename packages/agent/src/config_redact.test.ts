@@ -18,6 +18,7 @@ describe('redact_config', () => {
           command: 'db-mcp',
           env: {
             DATABASE_URL: 'postgres://user:PW@db.test:5432/app',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
             GITHUB_TOKEN: '${GITHUB_TOKEN}',
             LOG_LEVEL: 'debug',
           },
@@ -37,6 +38,7 @@ describe('redact_config', () => {
     expect(provider?.base_url).toBe(`https://x.test/v1?api-key=${REDACTED}&mode=fast`);
     expect(shown.mcp_servers.db.env).toEqual({
       DATABASE_URL: `postgres://user:${REDACTED}@db.test:5432/app`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} placeholder of the config, not a template
       GITHUB_TOKEN: '${GITHUB_TOKEN}',
       LOG_LEVEL: 'debug',
     });
