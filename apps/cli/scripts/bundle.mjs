@@ -66,6 +66,9 @@ const { output } = await bundle.write({
   entryFileNames: '[name].cjs',
   chunkFileNames: '[name]-[hash].cjs',
   sourcemap: false,
+  // non-ASCII characters escaped: an ASCII chunk is read as latin1, a one-byte string, not
+  // decoded from UTF-8 into a two-byte one (see `source_encoding` in bundle_shared.mjs)
+  charset: 'ascii',
   // JSDoc is for readers of the sources; dropped here it is less to read and hold at every start.
   comments: { legal: true, annotation: false, jsdoc: false },
 });

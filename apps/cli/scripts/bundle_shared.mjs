@@ -53,7 +53,8 @@ export const LICH_IMPORT = {
  * `entry`. Its inputs are the build info of every compiled package the bundle took code from:
  * the loader skips the bundle when one of them is newer (a package rebuilt with `tsc -b` since),
  * so it never runs stale code. Its hash keys the code cache: V8 checks only a cache's source
- * length, so code cached for another build of the same length must never be offered.
+ * length, so code cached for another build of the same length must never be offered. Its
+ * `source_encoding` says how the loader reads the chunks.
  */
 export async function write_manifest(out_dir, output, entry) {
   const packages = new Set();
@@ -74,6 +75,19 @@ export async function write_manifest(out_dir, output, entry) {
       .update('\0')
       .update(chunk.type === 'chunk' ? chunk.code : chunk.source);
   }
-  const manifest = { built: Date.now(), inputs, entry, hash: hash.digest('hex').slice(0, 16) };
+  // Every chunk ASCII (the bundles are written with `charset: 'ascii'`): the loader reads them as
+  // latin1, the same text as a one-byte string, instead of decoding UTF-8 into a two-byte string
+  // (about 10 ms at every start, and twice the memory). A chunk left with another character is
+  // read as UTF-8.
+  const ascii = output.every(
+    (chunk) => chunk.type !== 'chunk' || /^[\x00-\x7f]*$/.test(chunk.code),
+  );
+  const manifest = {
+    built: Date.now(),
+    inputs,
+    entry,
+    hash: hash.digest('hex').slice(0, 16),
+    source_encoding: ascii ? 'latin1' : 'utf8',
+  };
   await writeFile(join(out_dir, 'inputs.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }

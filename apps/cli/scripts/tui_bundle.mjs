@@ -125,6 +125,7 @@ export async function build_tui_bundle(cli_dir) {
     entryFileNames: '[name].cjs',
     chunkFileNames: '[name]-[hash].cjs',
     sourcemap: false,
+    charset: 'ascii',
     comments: { legal: true, annotation: false, jsdoc: false },
   });
   await bundle.close();

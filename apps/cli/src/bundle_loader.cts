@@ -39,7 +39,10 @@ function read_manifest(folder: string): bundle_loader.BundleManifest | null {
       typeof manifest.built !== 'number' ||
       !Array.isArray(manifest.inputs) ||
       typeof manifest.entry !== 'string' ||
-      typeof manifest.hash !== 'string'
+      typeof manifest.hash !== 'string' ||
+      (manifest.source_encoding !== undefined &&
+        manifest.source_encoding !== 'latin1' &&
+        manifest.source_encoding !== 'utf8')
     ) {
       return null;
     }
@@ -147,6 +150,7 @@ function load_bundle(
 ): bundle_loader.LoadedBundle {
   const key = `${manifest.hash}-${process.version}-${process.arch}`;
   const cache_folder = options.cache_root === null ? null : path.join(options.cache_root, key);
+  const encoding = manifest.source_encoding ?? 'utf8';
   const loaded = new Map<string, { exports: Record<string, unknown> }>();
   const loads: bundle_loader.ChunkLoad[] = [];
   const unsaved: { script: vm.Script; cache_file: string }[] = [];
@@ -157,7 +161,7 @@ function load_bundle(
     const module = { exports: {} as Record<string, unknown> };
     loaded.set(file, module);
     const filename = path.join(folder, file);
-    const source = fs.readFileSync(filename, 'utf8');
+    const source = fs.readFileSync(filename, encoding);
     const cache_file = cache_folder === null ? null : path.join(cache_folder, `${file}.cache`);
     const cached = cache_file === null ? undefined : read_cache(cache_file);
     const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
@@ -223,6 +227,11 @@ declare namespace bundle_loader {
     entry: string;
     /** A hash of every chunk's content: code cached for another bundle is never used. */
     hash: string;
+    /**
+     * How to read the chunks: `latin1` when every one is ASCII (then the same text, as a one-byte
+     * string, without decoding UTF-8), else (or when absent, in older bundles) `utf8`.
+     */
+    source_encoding?: 'latin1' | 'utf8';
   }
 
   /** How `load_bundle` uses the code cache. */

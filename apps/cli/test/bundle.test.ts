@@ -62,6 +62,19 @@ describe('the bundle', () => {
     expect(unresolved.trim()).toBe('');
   });
 
+  it('is ASCII in both bundles, so the loader reads it as latin1 (no UTF-8 decoding)', () => {
+    for (const folder of [BUNDLE_DIR, TUI_DIR]) {
+      const manifest = JSON.parse(readFileSync(join(folder, 'inputs.json'), 'utf8')) as {
+        source_encoding?: string;
+      };
+      expect(manifest.source_encoding, folder).toBe('latin1');
+      for (const name of readdirSync(folder).filter((file) => file.endsWith('.cjs'))) {
+        const text = readFileSync(join(folder, name), 'latin1');
+        expect(/^[\x00-\x7f]*$/.test(text), `${folder}${name}`).toBe(true);
+      }
+    }
+  });
+
   it('contains no package the one-shot path must not load', () => {
     const forbidden = /^(ink|react|ws|grammy|discord\.js|tmi\.js|@modelcontextprotocol\/)/;
     expect(externals().filter((specifier) => forbidden.test(specifier))).toEqual([]);

@@ -150,6 +150,32 @@ describe('the bundle loader', () => {
     expect((await stat(blocked)).isFile()).toBe(true);
   });
 
+  it('reads chunks as the manifest says: latin1 for an ASCII bundle, UTF-8 otherwise', async () => {
+    const folder = join(temp.path, 'text');
+    await mkdir(folder);
+    // escaped, as `charset: 'ascii'` writes it: the same string at run time
+    await writeFile(
+      join(folder, 'main.cjs'),
+      'exports.main = async () => "caf\\u00e9 \\u2014 ok";',
+    );
+    const ascii = { built: Date.now(), inputs: [], entry: 'main.cjs', hash: 'text0001' };
+    const as_latin1 = { ...ascii, source_encoding: 'latin1' as const };
+    expect(load_in_child(folder, as_latin1, null).result).toBe('caf\u00e9 \u2014 ok');
+    // a chunk with the characters themselves needs UTF-8, the default of an older manifest
+    await writeFile(join(folder, 'main.cjs'), 'exports.main = async () => "café — ok";');
+    expect(load_in_child(folder, ascii, null).result).toBe('café — ok');
+    expect(load_in_child(folder, { ...ascii, source_encoding: 'utf8' }, null).result).toBe(
+      'café — ok',
+    );
+    await writeFile(join(folder, 'inputs.json'), JSON.stringify(as_latin1));
+    expect(loader.read_manifest(folder)).toEqual(as_latin1);
+    await writeFile(
+      join(folder, 'inputs.json'),
+      JSON.stringify({ ...ascii, source_encoding: 'utf16' }),
+    );
+    expect(loader.read_manifest(folder)).toBeNull();
+  });
+
   it('finds its cache folder from the environment', () => {
     expect(loader.code_cache_root({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe(
       join('/x', 'lich', 'code-cache'),
