@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { migrate } from '@lich/store-postgres';
 import { start_test_database, type TestDatabase } from '@lich/testkit/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { make_message } from '../test/fake_adapter.js';
 import type { GatewayLogEntry } from './gateway_bus.js';
 import { parse_platform_settings } from './gateway_config.js';
-import type { InboundMessage } from './inbound_message.js';
 import { open_gateway_store } from './store_choice.js';
 
 let database: TestDatabase;
@@ -27,23 +27,6 @@ afterAll(async () => {
   await database?.close();
   if (state_dir) await rm(state_dir, { recursive: true, force: true });
 });
-
-function message(chat: string, id: string): InboundMessage {
-  return {
-    platform: 'webhook',
-    account: '',
-    chat_id: chat,
-    conversation_key: `webhook:${chat}`,
-    sender: { id: 'u1', name: 'U', is_bot: false },
-    is_direct: true,
-    mentions_bot: false,
-    text: 'hello',
-    attachments: [],
-    platform_message_id: id,
-    reply_to: null,
-    sent_at: Date.now(),
-  };
-}
 
 interface Prunable {
   pool: { query(text: string, values?: unknown[]): Promise<unknown> };
@@ -74,8 +57,8 @@ describe('retention_days', () => {
     const kept_a_week = await open();
     const kept_a_day = await open(1);
     try {
-      const key = 'webhook:retention';
-      await kept_a_week.store.log.append(message('retention', 'r-1'));
+      const key = 'test:retention';
+      await kept_a_week.store.log.append(make_message({ chat: 'retention' }));
       const claim = await kept_a_week.store.lock.claim(key);
       if (claim === null) throw new Error('no claim');
       await kept_a_week.store.log.mark_done(key, 1, claim);
