@@ -80,7 +80,7 @@ export async function write_manifest(out_dir, output, entry) {
   // (about 10 ms at every start, and twice the memory). A chunk left with another character is
   // read as UTF-8.
   const ascii = output.every(
-    (chunk) => chunk.type !== 'chunk' || /^[\x00-\x7f]*$/.test(chunk.code),
+    (chunk) => chunk.type !== 'chunk' || !/[\u0080-\uffff]/.test(chunk.code),
   );
   const manifest = {
     built: Date.now(),
