@@ -34,7 +34,9 @@ const ROUNDS = Number(process.env.LICH_BENCH_TURN_ROUNDS ?? 9);
  * turns, 30–50 ms of CPU between processes of 100–250 ms, timed to the millisecond, and the bare
  * loop's figure moves with where its scavenges fall), so its median needs many pairs to settle:
  * with 18 pairs it moved between 1.1 and 1.5× from run to run, with 45 between 1.05 and 1.26;
- * a round costs under a second, a fraction of a 200-turn run.
+ * a round costs under a second, a fraction of a 200-turn run. More pairs do not remove what a
+ * contended host does: there Lich's larger working set slows more than the bare loop's, and the
+ * ratio rose to 1.3–1.4 in runs whose 2-turn one-shot itself moved between 200 and 320 ms.
  */
 const SMALL_ROUNDS = ROUNDS * 8;
 const SIZES = [2, 20, 200] as const;
