@@ -198,10 +198,14 @@ export const PERMISSION_HOOK: ToolHooks = {
   async before_tool_call(name, args, context) {
     const gate = context[PERMISSION_GATE_FIELD] as PermissionGate | undefined;
     if (gate === undefined || typeof gate.check !== 'function') return undefined;
-    const verdict = await gate.check(name, args, {
-      ...(typeof context.tool_call_id === 'string' ? { tool_call_id: context.tool_call_id } : {}),
-      signal: context.signal,
-    });
+    // the signal is read only when a person is asked: the tool call's one is made when first read
+    const call: { tool_call_id?: string; readonly signal: AbortSignal } = {
+      get signal() {
+        return context.signal;
+      },
+    };
+    if (typeof context.tool_call_id === 'string') call.tool_call_id = context.tool_call_id;
+    const verdict = await gate.check(name, args, call);
     return verdict.ok ? undefined : { block: verdict.reason };
   },
 };

@@ -2,15 +2,10 @@ import type { Agent, ClientRequest, RequestOptions } from 'node:http';
 import { urlToHttpOptions } from 'node:url';
 import type { HttpExchange, HttpRequest, Transport } from './http_exchange.js';
 import type { JsonBytes } from './json_bytes.js';
+import { keep_alive_agent } from './keep_alive_agent.js';
 import { body_chunks, type Opened, push_body } from './node_body.js';
 import type { ProviderErrorContext } from './to_provider_error.js';
 import { connection_error } from './to_provider_error.js';
-
-/**
- * How long a kept-alive connection may sit idle before it is closed (undici's default as well);
- * shorter when the server's `keep-alive: timeout=N` asks for less.
- */
-const FREE_SOCKET_TIMEOUT_MS = 4_000;
 
 /** Sent unless the caller's headers set them: what `fetch` sends, so servers see no change. */
 const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'node' };
@@ -55,14 +50,14 @@ function client_for(protocol: string): Promise<Client> | undefined {
   if (protocol === 'http:') {
     http_client ??= import('node:http').then((http) => ({
       request: http.request,
-      agent: new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS }),
+      agent: keep_alive_agent(http),
     }));
     return http_client;
   }
   if (protocol === 'https:') {
     https_client ??= import('node:https').then((https) => ({
       request: https.request,
-      agent: new https.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS }),
+      agent: keep_alive_agent(https),
     }));
     return https_client;
   }

@@ -94,6 +94,28 @@ describe('post_json over node:http', () => {
     expect(server.connections).toBe(2);
   });
 
+  it('closes a connection left idle a second before the server said it would, never one in use', async () => {
+    let calls = 0;
+    const stream = sse_handler(2, 1_500);
+    const server = await serve((request, response) => {
+      calls += 1;
+      // the server keeps the connection 5 s; it says 2, so the client lets it go after 1 s idle
+      response.setHeader('keep-alive', 'timeout=2');
+      if (calls === 1) sse_handler(1)(request, response);
+      else stream(request, response); // 1.5 s between events: longer than the idle limit
+    });
+    const first = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    expect(await data_of(first.body)).toEqual(['{"n":0}', '[DONE]']);
+    // the same connection, reused, carries an answer slower than the idle limit to its end
+    const slow = await post_json(`${server.url}/chat`, {}, CONTEXT);
+    expect(await data_of(slow.body)).toEqual(['{"n":0}', '{"n":1}', '[DONE]']);
+    expect(server.connections).toBe(1);
+    expect(server.closed).toBe(0);
+    const freed = Date.now();
+    await server.wait_closed(1, 3_000);
+    expect(Date.now() - freed).toBeGreaterThanOrEqual(900);
+  });
+
   it('closes the socket when a body is left early (cancel, break), not when read to the end', async () => {
     const server = await serve(sse_handler(50, 20));
     const cancelled = await post_json(`${server.url}/chat`, {}, CONTEXT);

@@ -182,15 +182,17 @@ export class ToolExecutor implements ToolRunner {
     stop: CallStop,
     finish: (result: Omit<ToolResult, 'duration_ms'>) => ToolResult,
   ): Promise<ToolResult> {
-    const signal = stop.signal;
     const run_context: ToolRunContext = {
       ...context,
       work_dir: typeof context.work_dir === 'string' ? context.work_dir : this.work_dir,
-      signal,
+      // made when first read: most calls end without anyone asking for it
+      get signal() {
+        return stop.signal;
+      },
       max_output_chars: this.max_output_chars,
       sandbox: this.sandbox,
     };
-    if (signal.aborted) return finish(aborted_result(name));
+    if (stop.aborted) return finish(aborted_result(name));
 
     let call_args: unknown = args;
     for (const hook of this.#hooks) {
@@ -247,7 +249,6 @@ export class ToolExecutor implements ToolRunner {
     stop: CallStop,
     timeout_ms: number,
   ): Promise<Omit<ToolResult, 'duration_ms'>> {
-    const { signal } = context;
     let timed_out = false;
     const timer = setTimeout(() => {
       timed_out = true;
@@ -260,8 +261,8 @@ export class ToolExecutor implements ToolRunner {
     let settled = await Promise.race([running, stop.stopped]);
     clearTimeout(timer);
 
-    if (settled.kind === 'value' && !signal.aborted) return from_output(settled.output);
-    if (settled.kind === 'error' && !signal.aborted) {
+    if (settled.kind === 'value' && !stop.aborted) return from_output(settled.output);
+    if (settled.kind === 'error' && !stop.aborted) {
       const reason = message_of(settled.error);
       return { ok: false, output: `Tool '${tool.name}' failed: ${reason}`, error: reason };
     }
@@ -315,20 +316,34 @@ export class ToolExecutor implements ToolRunner {
 /**
  * How one call is stopped: the signal the tool sees, and a promise that settles when it fires.
  * Only the executor aborts it (the run's abort, the time limit), so the promise is settled there
- * directly rather than through one more listener on the signal.
+ * directly rather than through one more listener on the signal. The `AbortController` behind the
+ * signal is made when the signal is first read (aborted already when the call was stopped before):
+ * a call whose tool never looks at it costs none.
  */
 class CallStop {
-  readonly #controller = new AbortController();
-  readonly signal = this.#controller.signal;
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  /** Whether `abort` was called. */
+  aborted = false;
   #resolve: ((settled: Settled) => void) | undefined;
   /** Settles with `stopped` once `abort` was called. */
   readonly stopped = new Promise<Settled>((resolve) => {
     this.#resolve = resolve;
   });
 
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
   abort(reason: unknown): void {
-    if (this.signal.aborted) return;
-    this.#controller.abort(reason);
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
     this.#resolve?.({ kind: 'stopped' });
   }
 }

@@ -105,7 +105,8 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
 
       let at_end = false;
       reading: while (!at_end) {
-        context.signal.throwIfAborted();
+        // the executor checked before the call began: from the second chunk on
+        if (position > 0) context.signal.throwIfAborted();
         const bytes_read = first_read ?? readSync(fd, buffer, 0, buffer.length, position);
         first_read = undefined;
         if (bytes_read === 0) break;
