@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   mkdir,
   mkdtemp,
@@ -92,6 +93,32 @@ describe('read_file', () => {
     expect((await run('read_file', { path: '../../../etc/passwd' })).output).toContain('outside');
     expect((await run('read_file', { path: 'a\0b' })).output).toContain('NUL byte');
     expect((await run('read_file', { path: 'x/'.repeat(5_000) })).output).toContain('10000 bytes');
+  });
+
+  it('reads a name in the work dir only as the file it is: links are left to the guard', async () => {
+    await writeFile(join(base, 'secret.txt'), 'outside\n');
+    await writeFile(join(work, 'inside.txt'), 'inside\n');
+    await symlink(join(base, 'secret.txt'), join(work, 'out_link'));
+    await symlink('inside.txt', join(work, 'in_link'));
+    const out = await run('read_file', { path: 'out_link' });
+    expect(out).toMatchObject({ ok: false });
+    expect(out.output).toContain('outside the work dir');
+    expect(out.output).not.toContain('outside\n');
+    expect(await run('read_file', { path: 'in_link' })).toMatchObject({
+      ok: true,
+      output: '     1\tinside',
+    });
+    execFileSync('mkfifo', [join(work, 'pipe')]);
+    const pipe = await run('read_file', { path: 'pipe' });
+    expect(pipe).toMatchObject({ ok: false });
+    expect(pipe.output).toContain('not a regular file');
+    // a work dir named through a link: the file is still found at its real place
+    await symlink(work, join(base, 'work_link'));
+    const linked = new ToolExecutor(executor.registry, { work_dir: join(base, 'work_link') });
+    expect(await linked.execute('read_file', { path: 'inside.txt' })).toMatchObject({
+      ok: true,
+      output: '     1\tinside',
+    });
   });
 
   it('reads on past full chunks to the last line of a file of several megabytes', async () => {

@@ -47,7 +47,7 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
         output: `The pattern '${pattern}' must stay inside the search folder: no absolute paths, no '..'. Use path to choose the folder.`,
       };
     }
-    const { guarded: base, stats, shown } = await stat_in_work_dir(context.work_dir, args.path);
+    const { guarded: base, stats, shown } = stat_in_work_dir(context.work_dir, args.path);
     if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; glob searches folders`);
     }

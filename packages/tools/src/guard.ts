@@ -67,6 +67,19 @@ export async function resolve_in_work_dir(
   path: string,
   options: GuardOptions = {},
 ): Promise<GuardResult> {
+  return resolve_in_work_dir_sync(work_dir, path, options);
+}
+
+/**
+ * `resolve_in_work_dir` without the promise: the guard's metadata calls are synchronous anyway,
+ * and a tool that opens the file synchronously too (`read_file`) saves the promise round trips.
+ * The contract is `resolve_in_work_dir`'s.
+ */
+export function resolve_in_work_dir_sync(
+  work_dir: string,
+  path: string,
+  options: GuardOptions = {},
+): GuardResult {
   const refused = (error: string): GuardResult => ({ ok: false, error });
   if (typeof path !== 'string') return refused(`expected a path as text, got ${typeof path}`);
   if (path.includes('\0')) return refused('the path contains a NUL byte');
@@ -100,7 +113,7 @@ export async function resolve_in_work_dir(
     if (!is_inside(lexical)) return refused(`'${shown}' leads outside the work dir (via '..')`);
   }
 
-  const walked = await walk(root, lexical === '' ? [] : lexical.split(sep));
+  const walked = walk(root, lexical === '' ? [] : lexical.split(sep));
   if (!walked.ok) return refused(`'${shown}': ${walked.error}`);
   const inside = relative_inside(root, walked.path);
   if (!is_inside(inside)) {
@@ -138,7 +151,7 @@ const real_work_dirs = new Map<string, { real: string; until: number }>();
  * `realpath` throws. A work dir moved meanwhile is still walked at the real path it had, which
  * keeps every path inside the folder the session started in.
  */
-function real_work_dir(work_dir: string): string {
+export function real_work_dir(work_dir: string): string {
   const now = performance.now();
   const known = real_work_dirs.get(work_dir);
   if (known !== undefined && now < known.until) return known.real;
@@ -188,7 +201,7 @@ type Walked =
   | { ok: false; error: string };
 
 /** Follows `parts` from the real directory `start` as the kernel would, one component at a time. */
-async function walk(start: string, parts: string[]): Promise<Walked> {
+function walk(start: string, parts: string[]): Walked {
   const pending = [...parts];
   let current = start;
   let missing = false;
@@ -267,7 +280,16 @@ export async function require_in_work_dir(
   path: string,
   options: GuardOptions = {},
 ): Promise<GuardedPath> {
-  const result = await resolve_in_work_dir(work_dir, path, options);
+  return require_in_work_dir_sync(work_dir, path, options);
+}
+
+/** `require_in_work_dir` without the promise (see `resolve_in_work_dir_sync`). */
+export function require_in_work_dir_sync(
+  work_dir: string,
+  path: string,
+  options: GuardOptions = {},
+): GuardedPath {
+  const result = resolve_in_work_dir_sync(work_dir, path, options);
   if (!result.ok) throw new PathGuardError(result.error);
   return result;
 }

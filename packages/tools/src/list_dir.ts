@@ -35,7 +35,7 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
     'List the entries of a folder (default: the work dir). Folders end in "/", links show their target.',
   parameters,
   async execute(args, context): Promise<ToolOutput> {
-    const { guarded, stats, shown } = await stat_in_work_dir(context.work_dir, args.path);
+    const { guarded, stats, shown } = stat_in_work_dir(context.work_dir, args.path);
     if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
     }

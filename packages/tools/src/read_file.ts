@@ -65,7 +65,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
     const budget = output_budget(context);
     // Synchronous reads: each chunk is bounded, and a read through the thread pool costs more
     // than the read itself for the files a model asks for.
-    const { fd, size } = await open_descriptor_in_work_dir(context.work_dir, args.path);
+    const { fd, size } = open_descriptor_in_work_dir(context.work_dir, args.path);
     try {
       // No bigger than the file (plus room to see that it grew): a megabyte of external memory
       // per call of a small file makes V8 run full collections turn after turn. A small file is

@@ -20,7 +20,9 @@ import {
   error_text,
   type GuardedPath,
   PathGuardError,
+  real_work_dir,
   require_in_work_dir,
+  require_in_work_dir_sync,
 } from './guard.js';
 
 /** Options of `write_file_atomic`. */
@@ -166,11 +168,8 @@ export interface ExistingPath {
  * Contract: throws a `PathGuardError` with a message for the model when the guard refuses the
  * path, nothing exists there (`'<path>' does not exist`), or it cannot be stat'ed.
  */
-export async function stat_in_work_dir(
-  work_dir: string,
-  path: string | undefined,
-): Promise<ExistingPath> {
-  const guarded = await require_in_work_dir(work_dir, path ?? '');
+export function stat_in_work_dir(work_dir: string, path: string | undefined): ExistingPath {
+  const guarded = require_in_work_dir_sync(work_dir, path ?? '');
   const shown = path === undefined || path === '' ? '.' : path;
   if (!guarded.exists) throw new PathGuardError(`'${shown}' does not exist`);
   let stats: Stats;
@@ -205,7 +204,7 @@ export interface OpenedDescriptor {
  * and the open (`O_NOFOLLOW`, then the opened file's identity compared with the checked path).
  */
 export async function open_in_work_dir(work_dir: string, path: string): Promise<OpenedFile> {
-  const { guarded, before, shown } = await regular_file_in_work_dir(work_dir, path);
+  const { guarded, before, shown } = regular_file_in_work_dir(work_dir, path);
   let handle: FileHandle;
   try {
     handle = await open(guarded.path, READ_FLAGS);
@@ -225,11 +224,11 @@ export async function open_in_work_dir(work_dir: string, path: string): Promise<
 }
 
 /** The guarded path of a regular file, with its stats, or a `PathGuardError` saying why not. */
-async function regular_file_in_work_dir(
+function regular_file_in_work_dir(
   work_dir: string,
   path: string,
-): Promise<{ guarded: GuardedPath; before: Stats; shown: string }> {
-  const { guarded, stats: before, shown } = await stat_in_work_dir(work_dir, path);
+): { guarded: GuardedPath; before: Stats; shown: string } {
+  const { guarded, stats: before, shown } = stat_in_work_dir(work_dir, path);
   if (before.isDirectory()) {
     throw new PathGuardError(
       `'${shown}' is a folder, not a file; use list_dir to see what is in it`,
@@ -288,11 +287,57 @@ function check_opened(
  * `open_in_work_dir` with synchronous calls, giving a descriptor: opening a small file through
  * the thread pool costs far more than reading it. The contract is `open_in_work_dir`'s.
  */
-export async function open_descriptor_in_work_dir(
-  work_dir: string,
-  path: string,
-): Promise<OpenedDescriptor> {
-  const { guarded, before, shown } = await regular_file_in_work_dir(work_dir, path);
+export function open_descriptor_in_work_dir(work_dir: string, path: string): OpenedDescriptor {
+  return open_name_in_work_dir(work_dir, path) ?? open_guarded_descriptor(work_dir, path);
+}
+
+/**
+ * The common case in three system calls and little else: a plain name in the work dir itself
+ * (`README.md`: no folder, nothing to follow on the way), opened without following a link and
+ * taken only when it is a regular file that Linux's `/proc` places at exactly `<work dir>/<name>`.
+ * Anything else (a link, a folder, a FIFO, nothing there, another system) is closed again and left
+ * to the guard, which says why in its own words; undefined then.
+ */
+function open_name_in_work_dir(work_dir: string, path: string): OpenedDescriptor | undefined {
+  if (
+    process.platform !== 'linux' ||
+    path === '' ||
+    path === '.' ||
+    path === '..' ||
+    path.includes('/') ||
+    path.includes('\0')
+  ) {
+    return undefined;
+  }
+  let root: string;
+  let full: string;
+  let fd: number;
+  try {
+    root = real_work_dir(work_dir);
+    full = root === '/' ? `/${path}` : `${root}/${path}`;
+    fd = openSync(full, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile() && opened_path(fd) === full) {
+      return {
+        fd,
+        guarded: { ok: true, path: full, relative: path, work_dir: root, exists: true },
+        size: stats.size,
+      };
+    }
+  } catch {
+    // the guard below says what is wrong
+  }
+  closeSync(fd);
+  return undefined;
+}
+
+/** `open_descriptor_in_work_dir` through the whole guard. */
+function open_guarded_descriptor(work_dir: string, path: string): OpenedDescriptor {
+  const { guarded, before, shown } = regular_file_in_work_dir(work_dir, path);
   let fd: number;
   try {
     fd = openSync(guarded.path, READ_FLAGS);
