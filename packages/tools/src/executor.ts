@@ -142,16 +142,14 @@ export class ToolExecutor implements ToolRunner {
   /** Runs one tool call. Never throws; see the class contract. */
   async execute(name: string, args: unknown, context: ToolContext = {}): Promise<ToolResult> {
     const started = performance.now();
-    const finish = (result: Omit<ToolResult, 'duration_ms'>): ToolResult => ({
-      ...this.#clamp(result),
-      duration_ms: Math.max(0, performance.now() - started),
-    });
     try {
       const tool = this.registry.get(name);
-      if (tool === undefined) return finish(this.#unknown_tool(name));
+      if (tool === undefined) return this.#finish(this.#unknown_tool(name), started);
       const json_schema = this.registry.json_schema(name) ?? {};
       const parsed = parse_arguments(name, tool.parameters, json_schema, args);
-      if (!parsed.ok) return finish({ ok: false, output: parsed.error, error: parsed.error });
+      if (!parsed.ok) {
+        return this.#finish({ ok: false, output: parsed.error, error: parsed.error }, started);
+      }
 
       // The run's abort reaches the call's own controller through a watch stopped when the call
       // ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
@@ -161,18 +159,21 @@ export class ToolExecutor implements ToolRunner {
       if (run_signal?.aborted) stop.abort(run_signal.reason);
       else if (run_signal) unwatch = watch_abort(run_signal, () => stop.abort(run_signal.reason));
       try {
-        return await this.#call(tool, name, json_schema, parsed.args, context, stop, finish);
+        return await this.#call(tool, name, json_schema, parsed.args, context, stop, started);
       } finally {
         unwatch?.();
       }
     } catch (error) {
       // nothing above should throw; this is the last line of the never-throw contract
       const reason = `internal error running '${name}': ${message_of(error)}`;
-      return finish({ ok: false, output: reason, error: reason });
+      return this.#finish({ ok: false, output: reason, error: reason }, started);
     }
   }
 
-  /** The hooks, the tool and the hooks after it, for one call whose arguments are valid. */
+  /**
+   * The hooks, the tool and the hooks after it, for one call whose arguments are valid. A hook
+   * that answers at once (no promise) is not awaited: most calls pass every hook that way.
+   */
   async #call(
     tool: Tool<unknown>,
     name: string,
@@ -180,7 +181,7 @@ export class ToolExecutor implements ToolRunner {
     args: unknown,
     context: ToolContext,
     stop: CallStop,
-    finish: (result: Omit<ToolResult, 'duration_ms'>) => ToolResult,
+    started: number,
   ): Promise<ToolResult> {
     const run_context: ToolRunContext = {
       ...context,
@@ -192,33 +193,34 @@ export class ToolExecutor implements ToolRunner {
       max_output_chars: this.max_output_chars,
       sandbox: this.sandbox,
     };
-    if (stop.aborted) return finish(aborted_result(name));
+    if (stop.aborted) return this.#finish(aborted_result(name), started);
 
     let call_args: unknown = args;
     for (const hook of this.#hooks) {
       if (hook.before_tool_call === undefined) continue;
       let decision: BeforeToolCallResult | undefined;
       try {
-        decision = (await hook.before_tool_call(name, call_args, run_context)) ?? undefined;
+        const answer = hook.before_tool_call(name, call_args, run_context);
+        decision = (is_promise(answer) ? await answer : answer) ?? undefined;
       } catch (error) {
         const reason = `a before_tool_call hook failed: ${message_of(error)}`;
-        return finish({
-          ok: false,
-          output: `Tool call '${name}' blocked: ${reason}`,
-          error: reason,
-        });
+        return this.#finish(
+          { ok: false, output: `Tool call '${name}' blocked: ${reason}`, error: reason },
+          started,
+        );
       }
       if (decision?.block !== undefined) {
         const reason = String(decision.block);
-        return finish({
-          ok: false,
-          output: `Tool call '${name}' blocked: ${reason}`,
-          error: reason,
-        });
+        return this.#finish(
+          { ok: false, output: `Tool call '${name}' blocked: ${reason}`, error: reason },
+          started,
+        );
       }
       if (decision?.args !== undefined) {
         const again = parse_arguments(name, tool.parameters, json_schema, decision.args);
-        if (!again.ok) return finish({ ok: false, output: again.error, error: again.error });
+        if (!again.ok) {
+          return this.#finish({ ok: false, output: again.error, error: again.error }, started);
+        }
         call_args = again.args;
       }
     }
@@ -226,14 +228,17 @@ export class ToolExecutor implements ToolRunner {
     // a hook sees the context and could swap the sandbox: the executor's own one always runs
     run_context.sandbox = this.sandbox;
     const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
-    const outcome = await this.#run(tool, call_args, run_context, stop, timeout_ms);
-    let result = finish(outcome);
+    let result = this.#finish(
+      await this.#run(tool, call_args, run_context, stop, timeout_ms),
+      started,
+    );
     for (const hook of this.#hooks) {
       if (hook.after_tool_call === undefined) continue;
       try {
-        const replaced = await hook.after_tool_call(name, call_args, result, run_context);
+        const answer = hook.after_tool_call(name, call_args, result, run_context);
+        const replaced = is_promise(answer) ? await answer : answer;
         if (replaced !== undefined && replaced !== null && typeof replaced === 'object') {
-          result = finish(replaced);
+          result = this.#finish(replaced, started);
         }
       } catch {
         // an observer's failure must not change what the model is told
@@ -254,11 +259,14 @@ export class ToolExecutor implements ToolRunner {
       timed_out = true;
       stop.abort(new Error(`timed out after ${timeout_ms} ms`));
     }, timeout_ms);
-    const running: Promise<Settled> = (async () => tool.execute(args, context))().then(
-      (output): Settled => ({ kind: 'value', output }),
-      (error: unknown): Settled => ({ kind: 'error', error }),
-    );
-    let settled = await Promise.race([running, stop.stopped]);
+    let running: Promise<Settled>;
+    try {
+      running = Promise.resolve(tool.execute(args, context)).then(as_value, as_error);
+    } catch (error) {
+      // a tool that throws before returning its promise
+      running = Promise.resolve({ kind: 'error', error });
+    }
+    let settled = await stop.race(running);
     clearTimeout(timer);
 
     if (settled.kind === 'value' && !stop.aborted) return from_output(settled.output);
@@ -283,6 +291,13 @@ export class ToolExecutor implements ToolRunner {
         partial === '' ? base.output : `${base.output}\nOutput before it stopped:\n${partial}`,
       error: base.error,
     };
+  }
+
+  /** The result as reported: clamped, with the time since `started`. */
+  #finish(result: Omit<ToolResult, 'duration_ms'>, started: number): ToolResult {
+    const clamped = this.#clamp(result) as ToolResult;
+    clamped.duration_ms = Math.max(0, performance.now() - started);
+    return clamped;
   }
 
   #clamp(result: Omit<ToolResult, 'duration_ms'>): Omit<ToolResult, 'duration_ms'> {
@@ -314,22 +329,19 @@ export class ToolExecutor implements ToolRunner {
 }
 
 /**
- * How one call is stopped: the signal the tool sees, and a promise that settles when it fires.
- * Only the executor aborts it (the run's abort, the time limit), so the promise is settled there
- * directly rather than through one more listener on the signal. The `AbortController` behind the
- * signal is made when the signal is first read (aborted already when the call was stopped before):
- * a call whose tool never looks at it costs none.
+ * How one call is stopped: the signal the tool sees, and `race`, which settles with `stopped` once
+ * it fires. Only the executor aborts it (the run's abort, the time limit), so the race is settled
+ * there directly rather than through one more listener on the signal. The `AbortController`
+ * behind the signal is made when the signal is first read (aborted already when the call was
+ * stopped before): a call whose tool never looks at it costs none.
  */
 class CallStop {
   #controller: AbortController | undefined;
   #reason: unknown;
   /** Whether `abort` was called. */
   aborted = false;
-  #resolve: ((settled: Settled) => void) | undefined;
-  /** Settles with `stopped` once `abort` was called. */
-  readonly stopped = new Promise<Settled>((resolve) => {
-    this.#resolve = resolve;
-  });
+  /** Settles the race in progress with `stopped`. */
+  #on_stop: ((settled: Settled) => void) | undefined;
 
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
@@ -339,13 +351,41 @@ class CallStop {
     return this.#controller.signal;
   }
 
+  /** What `running` settles with, or `stopped` if `abort` comes first (at once when it came). */
+  race(running: Promise<Settled>): Promise<Settled> {
+    if (this.aborted) return Promise.resolve(STOPPED);
+    return new Promise<Settled>((resolve) => {
+      this.#on_stop = resolve;
+      running.then(resolve);
+    });
+  }
+
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    this.#resolve?.({ kind: 'stopped' });
+    this.#on_stop?.(STOPPED);
   }
+}
+
+const STOPPED: Settled = { kind: 'stopped' };
+
+function as_value(output: ToolOutput): Settled {
+  return { kind: 'value', output };
+}
+
+function as_error(error: unknown): Settled {
+  return { kind: 'error', error };
+}
+
+/** Whether `value` is a promise (or any thenable) to wait for. */
+function is_promise(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function positive(value: number | undefined, fallback: number): number {
