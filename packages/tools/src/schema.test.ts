@@ -67,6 +67,20 @@ describe('coerce_arguments', () => {
 });
 
 describe('parse_arguments', () => {
+  it('coerces against the JSON Schema even when the zod schema would take the value as sent', () => {
+    // an MCP tool: zod takes any object, the server's JSON Schema wants numbers
+    const json_schema = {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    };
+    const result = parse_arguments('sum', z.record(z.string(), z.unknown()), json_schema, {
+      a: 2,
+      b: '3',
+    });
+    expect(result).toEqual({ ok: true, args: { a: 2, b: 3 } });
+  });
+
   const schema = to_json_schema(params);
 
   it('validates coerced arguments and applies defaults', () => {

@@ -229,14 +229,9 @@ export function parse_arguments<Args>(
       };
     }
   }
-  // Most calls are right as sent, and coercion only changes what validation refuses: arguments
-  // that pass as sent are taken as they are; the rest are coerced and judged again.
-  try {
-    const as_sent = schema.safeParse(raw);
-    if (as_sent.success) return { ok: true, args: as_sent.data };
-  } catch {
-    // a refinement that threw: judged below on the coerced arguments
-  }
+  // Always coerced first, even arguments the zod schema accepts as sent: a tool's zod schema may
+  // be looser than the JSON Schema the model is shown (an MCP tool's is the server's), and the
+  // coercion follows the JSON Schema.
   const coerced = coerce_arguments(raw, json_schema);
   let outcome: ReturnType<typeof schema.safeParse>;
   try {
