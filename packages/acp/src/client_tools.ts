@@ -5,7 +5,7 @@
  */
 import {
   apply_exact_edit,
-  BUILTIN_TOOLS,
+  builtin_tool,
   check_hardline,
   READ_FILE_DEFAULT_LIMIT,
   READ_FILE_MAX_LINE_CHARS,
@@ -52,7 +52,7 @@ interface TerminalArgs {
 }
 
 function builtin<Args>(name: string): Tool<Args> {
-  const tool = BUILTIN_TOOLS.get(name);
+  const tool = builtin_tool(name);
   if (tool === undefined) throw new Error(`client_tools: no builtin named '${name}'`);
   return tool as Tool<Args>;
 }

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { AgentEvent, Message } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
-import { BUILTIN_ORDER } from '@lich/tools';
+import { BUILTIN_TOOL_NAMES } from '@lich/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from './agent.js';
-import { make_config } from './config_load.js';
+import { make_config } from './config/config_load.js';
 
 let temp: TempDir;
 let work_dir: string;
@@ -37,8 +37,8 @@ describe('Agent.run', () => {
     const chat = fake_chat([{ text: 'ok' }]);
     const agent = new Agent({ config: make_config({ work_dir }), chat, lich_version: '9.9.9' });
     await agent.run({ input: 'hi' });
-    // BUILTIN_ORDER is DESIGN's order (builtins.test.ts pins it)
-    expect(chat.calls[0]?.tools.map((tool) => tool.name).slice(0, 8)).toEqual(BUILTIN_ORDER);
+    // BUILTIN_TOOLS is DESIGN's order (builtins.test.ts pins it)
+    expect(chat.calls[0]?.tools.map((tool) => tool.name).slice(0, 8)).toEqual(BUILTIN_TOOL_NAMES);
     const some = new Agent({
       config: make_config({ work_dir, tools_enabled: ['run_tests', 'glob', 'read_file'] }),
       chat: fake_chat([{ text: 'ok' }]),

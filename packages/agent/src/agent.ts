@@ -14,30 +14,29 @@ import {
   SessionStore,
 } from '@lich/session';
 import {
+  BUILTIN_TOOL_NAMES,
   BUILTIN_TOOLS,
-  builtin_names,
   Sandbox,
-  type Tool,
   ToolExecutor,
   ToolRegistry,
 } from '@lich/tools';
 import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 import { type Prepared, prepare_runs } from './agent_prepare.js';
-import { builtin_commands } from './builtin_commands.js';
 import { collect_usage } from './collect_usage.js';
-import { CommandRegistry } from './command_registry.js';
-import type { AgentConfig, ProviderEntry } from './config_schema.js';
+import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
+import { builtin_commands } from './host/builtin_commands.js';
+import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
-import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permission_gate.js';
+import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permissions/permission_gate.js';
 import {
   PermissionPolicy,
   type RememberedAnswers,
   remembered_answers,
-} from './permission_policy.js';
-import { session_permission_gate } from './session_permission_gate.js';
-import { tool_allowed } from './tool_allowlist.js';
+} from './permissions/permission_policy.js';
+import { session_permission_gate } from './permissions/session_permission_gate.js';
+import { tool_allowed } from './permissions/tool_allowlist.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -80,7 +79,7 @@ export class Agent {
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
-  readonly #known_tools = new Set<string>(BUILTIN_TOOLS.keys());
+  readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
 
   constructor(options: AgentOptions) {
     const { config } = options;
@@ -94,16 +93,16 @@ export class Agent {
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
     if (allowed === undefined || allowed.length > 0) {
-      // builtins in BUILTIN_ORDER (never module load order); an extra tool of a builtin's name
-      // takes its place
+      // builtins in BUILTIN_TOOLS order; an extra tool of a builtin's name takes its place
       const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
-      for (const name of builtin_names()) {
-        if (!tool_allowed(name, allowed, disabled)) continue;
-        this.registry.register(extra.get(name) ?? (BUILTIN_TOOLS.get(name) as Tool<unknown>));
+      for (const builtin of BUILTIN_TOOLS) {
+        if (!tool_allowed(builtin.name, allowed, disabled)) continue;
+        this.registry.register(extra.get(builtin.name) ?? builtin);
       }
       for (const tool of options.tools ?? []) {
         this.#known_tools.add(tool.name);
-        if (BUILTIN_TOOLS.has(tool.name) || !tool_allowed(tool.name, allowed, disabled)) continue;
+        if (BUILTIN_TOOL_NAMES.includes(tool.name) || !tool_allowed(tool.name, allowed, disabled))
+          continue;
         // a second extra tool of the same name still throws, as before
         this.registry.register(tool);
       }

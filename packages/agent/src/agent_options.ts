@@ -2,9 +2,9 @@ import type { AgentListener, ChatFn, LoopOutcome, Message, Usage } from '@lich/c
 import type { RouterEvent } from '@lich/providers';
 import type { SessionHandle } from '@lich/session';
 import type { Tool } from '@lich/tools';
-import type { AgentConfig } from './config_schema.js';
-import type { Approver } from './permission_gate.js';
-import type { ApprovalMode } from './session_host_types.js';
+import type { AgentConfig } from './config/config_schema.js';
+import type { ApprovalMode } from './host/session_host_types.js';
+import type { Approver } from './permissions/permission_gate.js';
 
 /** How an Agent is built. */
 export interface AgentOptions {

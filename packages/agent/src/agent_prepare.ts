@@ -1,15 +1,15 @@
 import { dirname } from 'node:path';
 import type { ToolDefinition } from '@lich/core';
 import type { ToolRegistry } from '@lich/tools';
-import { user_config_path } from './config_file.js';
-import type { AgentConfig } from './config_schema.js';
+import { user_config_path } from './config/config_file.js';
+import type { AgentConfig } from './config/config_schema.js';
+import { tool_allowed, unmatched_tool_patterns } from './permissions/tool_allowlist.js';
 import {
   find_project_instructions,
   find_user_instructions,
   type ProjectInstructions,
   with_project_instructions,
 } from './project_instructions.js';
-import { tool_allowed, unmatched_tool_patterns } from './tool_allowlist.js';
 
 /** What every run of an Agent starts from, set up once before the first model call. */
 export interface Prepared {

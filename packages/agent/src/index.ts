@@ -1,13 +1,7 @@
 export { nearest_word } from '@lich/tools';
 export { Agent, type AgentOptions, type AgentRunOptions, type AgentRunResult } from './agent.js';
 export { builtin_tool_names } from './builtin_tool_names.js';
-export {
-  type CommandContext,
-  CommandRegistry,
-  type SessionListing,
-  type SlashCommand,
-} from './command_registry.js';
-export { ConfigError } from './config_error.js';
+export { ConfigError } from './config/config_error.js';
 export {
   parse_cli_value,
   project_config_path,
@@ -17,8 +11,8 @@ export {
   set_config_value,
   user_config_path,
   write_config_file,
-} from './config_file.js';
-export { config_schema_path } from './config_json_schema.js';
+} from './config/config_file.js';
+export { config_schema_path } from './config/config_json_schema.js';
 export {
   type ConfigFlags,
   type ConfigSource,
@@ -28,8 +22,8 @@ export {
   type LoadedConfig,
   load_config,
   make_config,
-} from './config_load.js';
-export { redact_config } from './config_redact.js';
+} from './config/config_load.js';
+export { redact_config } from './config/config_redact.js';
 export {
   type AgentConfig,
   BUILT_IN_KIND_NAMES,
@@ -39,29 +33,20 @@ export {
   DEFAULT_SYSTEM_PROMPT,
   type McpServersConfig,
   type ProviderEntry,
-} from './config_schema.js';
-export { host_event_json } from './host_event_json.js';
-export type {
-  Approver,
-  PermissionAnswer,
-  PermissionDecision,
-  PermissionRequest,
-} from './permission_gate.js';
+} from './config/config_schema.js';
 export {
-  PermissionPolicy,
-  type PermissionsConfig,
-  type PolicyDecision,
-  type RememberedAnswers,
-} from './permission_policy.js';
-export type { PermissionRule } from './permission_rules.js';
-export type { PermissionsSettings } from './permissions_schema.js';
-export { create_provider_chat, missing_api_keys } from './provider_chat.js';
+  type CommandContext,
+  CommandRegistry,
+  type SessionListing,
+  type SlashCommand,
+} from './host/command_registry.js';
+export { host_event_json } from './host/host_event_json.js';
 export {
   create_session_host,
   type LocalSessionHost,
   type SessionHostOptions,
-} from './session_host.js';
-export { SessionHostError, type SessionHostErrorCode } from './session_host_error.js';
+} from './host/session_host.js';
+export { SessionHostError, type SessionHostErrorCode } from './host/session_host_error.js';
 export {
   type ApprovalMode,
   type CommandInfo,
@@ -80,4 +65,19 @@ export {
   type ToolInfo,
   type TurnStopReason,
   type TurnTicket,
-} from './session_host_types.js';
+} from './host/session_host_types.js';
+export type {
+  Approver,
+  PermissionAnswer,
+  PermissionDecision,
+  PermissionRequest,
+} from './permissions/permission_gate.js';
+export {
+  PermissionPolicy,
+  type PermissionsConfig,
+  type PolicyDecision,
+  type RememberedAnswers,
+} from './permissions/permission_policy.js';
+export type { PermissionRule } from './permissions/permission_rules.js';
+export type { PermissionsSettings } from './permissions/permissions_schema.js';
+export { create_provider_chat, missing_api_keys } from './provider_chat.js';

@@ -3,9 +3,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentEmitter } from '@lich/core';
 import type { Plugin, ToolExecutor, ToolRegistry } from '@lich/tools';
-import type { CommandRegistry } from './command_registry.js';
-import { ConfigError } from './config_error.js';
-import { register_plugin_commands } from './plugin_commands.js';
+import { ConfigError } from './config/config_error.js';
+import type { CommandRegistry } from './host/command_registry.js';
+import { register_plugin_commands } from './host/plugin_commands.js';
 
 /** What plugins are loaded into. */
 export interface PluginTarget {

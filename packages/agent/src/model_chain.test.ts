@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderEntry } from './config_schema.js';
+import type { ProviderEntry } from './config/config_schema.js';
 import { chain_for_model } from './model_chain.js';
 
 const CHAIN = [

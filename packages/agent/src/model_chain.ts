@@ -1,4 +1,4 @@
-import type { ProviderEntry } from './config_schema.js';
+import type { ProviderEntry } from './config/config_schema.js';
 
 /**
  * The failover chain for a session that asked for `spec` (`model` or `provider/model`): the

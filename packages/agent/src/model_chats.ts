@@ -1,6 +1,6 @@
 import type { ChatFn } from '@lich/core';
 import type { ProviderRouter, RouterEvent } from '@lich/providers';
-import type { ProviderEntry } from './config_schema.js';
+import type { ProviderEntry } from './config/config_schema.js';
 import { chain_for_model } from './model_chain.js';
 import { create_provider_chat, create_router } from './provider_chat.js';
 

@@ -7,7 +7,7 @@ import {
   ProviderRouter,
   type RouterEvent,
 } from '@lich/providers';
-import { DEFAULT_API_KEY_ENVS, type ProviderEntry } from './config_schema.js';
+import { DEFAULT_API_KEY_ENVS, type ProviderEntry } from './config/config_schema.js';
 
 /** How the provider chain is built. */
 export interface ProviderChatOptions {

@@ -12,8 +12,8 @@ import {
 } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
-import { load_config, make_config } from '../src/config_load.js';
-import type { ConfigFile } from '../src/config_schema.js';
+import { load_config, make_config } from '../src/config/config_load.js';
+import type { ConfigFile } from '../src/config/config_schema.js';
 
 let temp: TempDir;
 const servers: FakeServer[] = [];

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import type { ChatFn, ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
 import { make_temp_dir, type TempDir, to_chat_result } from '@lich/testkit';
 import { Agent } from '../src/agent.js';
-import { make_config } from '../src/config_load.js';
-import { create_session_host, type SessionHostOptions } from '../src/session_host.js';
-import type { HostEvent, HostEventType, SessionHost } from '../src/session_host_types.js';
+import { make_config } from '../src/config/config_load.js';
+import { create_session_host, type SessionHostOptions } from '../src/host/session_host.js';
+import type { HostEvent, HostEventType, SessionHost } from '../src/host/session_host_types.js';
 
 /** One call the scripted chat received. */
 export interface ScriptedCall {

@@ -2,7 +2,7 @@ import type { ToolResult } from '@lich/core';
 import { make_temp_dir, type TempDir, to_chat_result } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
-import { make_config } from '../src/config_load.js';
+import { make_config } from '../src/config/config_load.js';
 import { scripted_chat } from './host_support.js';
 
 let temp: TempDir;

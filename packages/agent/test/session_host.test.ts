@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { TempDir } from '@lich/testkit';
 import { to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionHostError } from '../src/session_host_error.js';
-import type { HostEvent, SessionHost } from '../src/session_host_types.js';
+import { SessionHostError } from '../src/host/session_host_error.js';
+import type { HostEvent, SessionHost } from '../src/host/session_host_types.js';
 import {
   collector,
   gate,
@@ -258,7 +258,7 @@ describe('SessionHost', () => {
 
     const again = await make_host(chat, {});
     cleanup.push(() => again.temp.cleanup());
-    const host2 = (await import('../src/session_host.js')).create_session_host({
+    const host2 = (await import('../src/host/session_host.js')).create_session_host({
       agent,
       on_warning: () => undefined,
     });

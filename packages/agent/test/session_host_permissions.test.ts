@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
-import { make_config } from '../src/config_load.js';
-import type { HostEvent } from '../src/session_host_types.js';
+import { make_config } from '../src/config/config_load.js';
+import type { HostEvent } from '../src/host/session_host_types.js';
 import { collector, last_user, make_host, scripted_chat } from './host_support.js';
 
 let cleanup: (() => Promise<void>)[] = [];

@@ -10,8 +10,8 @@ import type {
 import { truncate_text, watch_abort } from '@lich/core';
 import { nearest_names } from './nearest_names.js';
 import type { ToolRegistry } from './registry.js';
-import { Sandbox } from './sandbox.js';
-import type { SandboxConfig } from './sandbox_config.js';
+import { Sandbox } from './sandbox/sandbox.js';
+import type { SandboxConfig } from './sandbox/sandbox_config.js';
 import { parse_arguments } from './schema.js';
 
 /** What a `before_tool_call` hook decides: block the call (with a reason the model reads), or rewrite its arguments. */

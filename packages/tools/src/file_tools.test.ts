@@ -14,13 +14,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { edit_file_tool } from './edit_file.js';
 import { ToolExecutor } from './executor.js';
-import { glob_tool } from './glob.js';
-import { list_dir_tool } from './list_dir.js';
-import { read_file_tool } from './read_file.js';
+import { edit_file_tool } from './fs/edit_file.js';
+import { glob_tool } from './fs/glob.js';
+import { list_dir_tool } from './fs/list_dir.js';
+import { read_file_tool } from './fs/read_file.js';
+import { write_file_tool } from './fs/write_file.js';
 import { ToolRegistry } from './registry.js';
-import { write_file_tool } from './write_file.js';
 
 let base: string;
 let work: string;

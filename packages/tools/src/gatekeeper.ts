@@ -1,14 +1,14 @@
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
-import { child_env, env_passthrough_of } from './env.js';
 import type { Plugin } from './plugin.js';
-import { type ProcessOutcome, run_process } from './process_tree.js';
-import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './run_tests.js';
-import { sandbox_of } from './sandbox.js';
-import { basename, nested_scripts, split_commands, strip_prefix } from './shell_commands.js';
-import { parse_shell } from './shell_words.js';
-import { output_limit_of } from './terminal.js';
+import { sandbox_of } from './sandbox/sandbox.js';
+import { child_env, env_passthrough_of } from './shell/env.js';
+import { type ProcessOutcome, run_process } from './shell/process_tree.js';
+import { basename, nested_scripts, split_commands, strip_prefix } from './shell/shell_commands.js';
+import { parse_shell } from './shell/shell_words.js';
+import { output_limit_of } from './shell/terminal.js';
+import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './tests/run_tests.js';
 
 /** Settings of the gatekeeper plugin. */
 export interface GatekeeperOptions {

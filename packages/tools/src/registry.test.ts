@@ -1,15 +1,7 @@
 import type { Tool } from '@lich/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  BUILTIN_ORDER,
-  BUILTIN_TOOLS,
-  builtin_names,
-  define_builtin,
-  register_builtins,
-  ToolRegistry,
-  ToolRegistryError,
-} from './registry.js';
+import { ToolRegistry, ToolRegistryError } from './registry.js';
 
 function make_tool(
   name: string,
@@ -74,24 +66,5 @@ describe('ToolRegistry', () => {
     expect(registry.definitions((tool) => tool.name.startsWith('e')).map((d) => d.name)).toEqual([
       'echo',
     ]);
-  });
-});
-
-describe('register_builtins', () => {
-  it('registers builtins in BUILTIN_ORDER, then the unlisted ones by name, whatever loaded first', () => {
-    // each test file has its own module graph, so these builtins exist only here
-    define_builtin(make_tool('test_builtin_b'));
-    define_builtin(make_tool('test_builtin_a'));
-    expect(() => define_builtin(make_tool('test_builtin_a'))).toThrow(/already defined/);
-    expect(BUILTIN_TOOLS.has('test_builtin_a')).toBe(true);
-    const all = new ToolRegistry();
-    register_builtins(all);
-    // only registry.js is loaded here: no real builtin is defined in this module graph
-    expect(BUILTIN_ORDER.some((name) => BUILTIN_TOOLS.has(name))).toBe(false);
-    expect(all.names()).toEqual(['test_builtin_a', 'test_builtin_b']);
-    expect(builtin_names()).toEqual(['test_builtin_a', 'test_builtin_b']);
-    const some = new ToolRegistry();
-    register_builtins(some, (name) => name === 'test_builtin_b');
-    expect(some.names()).toEqual(['test_builtin_b']);
   });
 });

@@ -7,7 +7,7 @@ import { ToolExecutor } from '../src/executor.js';
 import { gatekeeper_plugin } from '../src/gatekeeper.js';
 import { PluginHost } from '../src/plugin.js';
 import { ToolRegistry } from '../src/registry.js';
-import { terminal_tool } from '../src/terminal.js';
+import { terminal_tool } from '../src/shell/terminal.js';
 
 let repo: string;
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
-import { type GrepOptions, grep_search, grep_tool } from '../src/grep.js';
-import { compare_walk_order, find_ripgrep } from '../src/grep_rg.js';
+import { type GrepOptions, grep_search, grep_tool } from '../src/grep/grep.js';
+import { compare_walk_order, find_ripgrep } from '../src/grep/grep_rg.js';
 import { ToolRegistry } from '../src/registry.js';
 
 let base: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
 import { ToolRegistry } from '../src/registry.js';
-import { run_project_tests, run_tests_tool } from '../src/run_tests.js';
+import { run_project_tests, run_tests_tool } from '../src/tests/run_tests.js';
 
 let dir: string;
 

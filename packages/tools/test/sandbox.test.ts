@@ -8,11 +8,11 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
 import { ToolRegistry } from '../src/registry.js';
-import { run_tests_tool } from '../src/run_tests.js';
-import { Sandbox } from '../src/sandbox.js';
-import type { SandboxConfig } from '../src/sandbox_config.js';
-import { probe_sandbox } from '../src/sandbox_support.js';
-import { terminal_tool } from '../src/terminal.js';
+import { Sandbox } from '../src/sandbox/sandbox.js';
+import type { SandboxConfig } from '../src/sandbox/sandbox_config.js';
+import { probe_sandbox } from '../src/sandbox/sandbox_support.js';
+import { terminal_tool } from '../src/shell/terminal.js';
+import { run_tests_tool } from '../src/tests/run_tests.js';
 import { process_gone, wait_for } from './proc_helpers.js';
 
 let base: string;

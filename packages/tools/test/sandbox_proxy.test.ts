@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AllowListProxy, start_allow_list_proxy } from '../src/sandbox_proxy.js';
+import { type AllowListProxy, start_allow_list_proxy } from '../src/sandbox/sandbox_proxy.js';
 
 let dir: string;
 let server: Server;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
-import { collect_tree, is_zombie, list_processes } from '../src/process_tree.js';
 import { ToolRegistry } from '../src/registry.js';
-import { terminal_tool } from '../src/terminal.js';
+import { collect_tree, is_zombie, list_processes } from '../src/shell/process_tree.js';
+import { terminal_tool } from '../src/shell/terminal.js';
 import { printed_pids, process_gone, wait_for } from './proc_helpers.js';
 
 let work_dir: string;

@@ -6,7 +6,7 @@
  * both engines give the same output.
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { GitIgnoreFilter } from './gitignore.js';
+import { GitIgnoreFilter } from '../fs/gitignore.js';
 import type { GrepCollector } from './grep_output.js';
 import type { OverrideGlobs } from './override_glob.js';
 

@@ -1,11 +1,10 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
-import { env_passthrough_of } from './env.js';
-import { check_hardline } from './hardline.js';
-import { define_builtin } from './registry.js';
-import { type Sandbox, type SandboxUsed, sandbox_of } from './sandbox.js';
-import { describe_ending, output_limit_of, run_shell_command } from './terminal.js';
+import { type Sandbox, type SandboxUsed, sandbox_of } from '../sandbox/sandbox.js';
+import { env_passthrough_of } from '../shell/env.js';
+import { check_hardline } from '../shell/hardline.js';
+import { describe_ending, output_limit_of, run_shell_command } from '../shell/terminal.js';
 import { failure_section, parse_test_counts, type TestCounts } from './test_counts.js';
 import { detect_test_command, TEST_COMMAND_SOURCES, type TestCommand } from './test_detect.js';
 
@@ -153,7 +152,7 @@ export async function run_project_tests(options: RunProjectTestsOptions): Promis
  * `run_tests { command? }`: runs the project's tests (see `run_project_tests`) and reports the
  * counts and the failing output. `ok` is the exit code being 0.
  */
-export const run_tests_tool: Tool<RunTestsArgs> = define_builtin({
+export const run_tests_tool: Tool<RunTestsArgs> = {
   name: 'run_tests',
   description:
     "Run the project's tests (found from package.json, a Makefile, Cargo.toml, go.mod or pytest " +
@@ -174,4 +173,4 @@ export const run_tests_tool: Tool<RunTestsArgs> = define_builtin({
       ? { ok: true, output: report.output, ...sandbox }
       : { ok: false, output: report.output, error: report.error, ...sandbox };
   },
-});
+};

@@ -3,7 +3,6 @@ import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { decode_name, NOT_UTF8_MARK } from './glob_fs.js';
 import { error_text, PathGuardError } from './guard.js';
-import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
 
 /** The most entries `list_dir` shows. */
@@ -29,7 +28,7 @@ export type ListDirArgs = z.infer<typeof parameters>;
  * marked; at most `LIST_DIR_MAX_ENTRIES` entries, the rest counted. Refuses a path the guard
  * refuses, a missing path and a file (naming `read_file`).
  */
-export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
+export const list_dir_tool: Tool<ListDirArgs> = {
   name: 'list_dir',
   description:
     'List the entries of a folder (default: the work dir). Folders end in "/", links show their target.',
@@ -69,7 +68,7 @@ export const list_dir_tool: Tool<ListDirArgs> = define_builtin({
     }
     return lines.join('\n');
   },
-});
+};
 
 function describe_name(raw: Buffer): string {
   return decode_name(raw) ?? `${raw.toString('utf8')}${NOT_UTF8_MARK}`;

@@ -1,4 +1,4 @@
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
 import type { CommandContext } from './command_registry.js';
 import type { LiveSession } from './live_session.js';
 import type { CommandResult, SessionHost } from './session_host_types.js';

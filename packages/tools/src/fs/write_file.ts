@@ -1,6 +1,5 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
-import { define_builtin } from './registry.js';
 import { write_file_atomic } from './safe_fs.js';
 
 const parameters = z
@@ -21,7 +20,7 @@ export type WriteFileArgs = z.infer<typeof parameters>;
  * dir, under `.git/` or `.lich/`) and a folder as target, writing nothing; says how many bytes and
  * lines it wrote and whether the file was created or replaced.
  */
-export const write_file_tool: Tool<WriteFileArgs> = define_builtin({
+export const write_file_tool: Tool<WriteFileArgs> = {
   name: 'write_file',
   description:
     'Create a file, or replace the whole content of an existing one. Parent folders are created. ' +
@@ -35,7 +34,7 @@ export const write_file_tool: Tool<WriteFileArgs> = define_builtin({
     const verb = result.created ? 'Created' : 'Replaced';
     return `${verb} ${result.relative} (${result.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`;
   },
-});
+};
 
 function count_lines(text: string): number {
   if (text === '') return 0;

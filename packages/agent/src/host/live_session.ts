@@ -8,7 +8,7 @@ import {
   type SessionHandle,
   TITLE_LIMIT,
 } from '@lich/session';
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
 import type { EventRing } from './event_ring.js';
 import { map_agent_event, type TurnSink } from './host_event_mapper.js';
 import { SessionEventStream } from './session_event_stream.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { base_url_problem } from './base_url_check.js';
-import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
-} from './permissions_schema.js';
+} from '../permissions/permissions_schema.js';
+import { base_url_problem } from './base_url_check.js';
+import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 
 /** The provider kinds Lich builds in (more can be registered with the router in code). */
 export const BUILT_IN_KIND_NAMES: readonly string[] = Object.freeze([

@@ -4,7 +4,7 @@
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { child_process_module } from './child_process_module.js';
+import { child_process_module } from '../shell/child_process_module.js';
 import type { GrepRun, GrepSearch } from './grep_js.js';
 import type { GrepCollector } from './grep_output.js';
 

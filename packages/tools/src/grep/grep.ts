@@ -2,13 +2,12 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { error_text, resolve_in_work_dir } from '../fs/guard.js';
+import { output_budget } from '../output_budget.js';
 import { grep_js } from './grep_js.js';
 import { GrepCollector } from './grep_output.js';
 import { find_ripgrep, grep_rg } from './grep_rg.js';
-import { error_text, resolve_in_work_dir } from './guard.js';
-import { output_budget } from './output_budget.js';
 import { OverrideGlobs } from './override_glob.js';
-import { define_builtin } from './registry.js';
 
 /** The most matching lines `grep` returns. */
 export const GREP_MAX_MATCHES = 500;
@@ -172,7 +171,7 @@ export type GrepArgs = z.infer<typeof parameters>;
  * `grep { pattern, path?, glob?, context? }`: regex search over file contents, through
  * `grep_search` with ripgrep when it is installed and the JS engine otherwise.
  */
-export const grep_tool: Tool<GrepArgs> = define_builtin({
+export const grep_tool: Tool<GrepArgs> = {
   name: 'grep',
   description:
     'Search file contents with a regular expression. Returns "path:line:text" for each matching ' +
@@ -190,4 +189,4 @@ export const grep_tool: Tool<GrepArgs> = define_builtin({
     });
     return { ok: result.ok, output: result.output };
   },
-});
+};

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { GitIgnoreFilter } from './gitignore.js';
 import { GlobFileSystem, NOT_UTF8_MARK } from './glob_fs.js';
 import { PathGuardError } from './guard.js';
-import { define_builtin } from './registry.js';
 import { stat_in_work_dir } from './safe_fs.js';
 
 /** The most paths `glob` returns. */
@@ -33,7 +32,7 @@ export type GlobArgs = z.infer<typeof parameters>;
  * or climbs out with `..` is refused, as is a `path` the guard refuses; at most `GLOB_MAX_RESULTS`
  * paths, the rest counted; honours the abort signal.
  */
-export const glob_tool: Tool<GlobArgs> = define_builtin({
+export const glob_tool: Tool<GlobArgs> = {
   name: 'glob',
   description:
     'Find files by glob pattern (e.g. "**/*.ts"). Returns paths relative to the work dir, sorted. ' +
@@ -79,4 +78,4 @@ export const glob_tool: Tool<GlobArgs> = define_builtin({
       ? `${kept.join('\n')}\n(${more} more files not shown; narrow the pattern)`
       : kept.join('\n');
   },
-});
+};

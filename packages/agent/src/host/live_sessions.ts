@@ -5,16 +5,16 @@ import {
   one_line,
   TITLE_LIMIT,
 } from '@lich/session';
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
+import { PERMISSION_GATE_FIELD } from '../permissions/permission_gate.js';
+import type { PermissionRequests } from '../permissions/permission_requests.js';
+import { session_permission_gate } from '../permissions/session_permission_gate.js';
 import { DEFAULT_COALESCE_MS } from './delta_coalescer.js';
 import type { HostStorage } from './host_storage.js';
 import { LiveSession } from './live_session.js';
-import { PERMISSION_GATE_FIELD } from './permission_gate.js';
-import type { PermissionRequests } from './permission_requests.js';
 import { SessionHostError } from './session_host_error.js';
 import type { SessionHostOptions } from './session_host_options.js';
 import type { ApprovalMode } from './session_host_types.js';
-import { session_permission_gate } from './session_permission_gate.js';
 
 /** What a new live session needs beyond what the host supplies. */
 export type LiveSessionParts = Pick<

@@ -1,6 +1,6 @@
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
+import { tool_allowed } from '../permissions/tool_allowlist.js';
 import type { ModelInfo, ToolInfo } from './session_host_types.js';
-import { tool_allowed } from './tool_allowlist.js';
 
 /** The agent's configured models, in chain order; the first is the default. */
 export function host_models(agent: Agent): ModelInfo[] {

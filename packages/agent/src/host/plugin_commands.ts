@@ -1,6 +1,6 @@
 import type { PluginCommand } from '@lich/tools';
+import { ConfigError } from '../config/config_error.js';
 import type { CommandRegistry, SlashCommand } from './command_registry.js';
-import { ConfigError } from './config_error.js';
 
 /** A plugin's command as a `SlashCommand`: its string answer becomes `{ ok: true, output }`. */
 export function plugin_slash_command(command: PluginCommand): SlashCommand {

@@ -1,4 +1,5 @@
 import type { SessionHandle } from '@lich/session';
+import type { ApprovalMode } from '../host/session_host_types.js';
 import {
   type Approver,
   create_permission_gate,
@@ -7,7 +8,6 @@ import {
 } from './permission_gate.js';
 import type { PermissionPolicy, RememberedAnswers } from './permission_policy.js';
 import { persist_permission_rule } from './persist_permission_rule.js';
-import type { ApprovalMode } from './session_host_types.js';
 
 /** What a session's gate is made of. */
 export interface SessionGateOptions {

@@ -1,6 +1,6 @@
 import type { SessionStorage } from '@lich/session';
-import type { Agent } from './agent.js';
-import type { Approver } from './permission_gate.js';
+import type { Agent } from '../agent.js';
+import type { Approver } from '../permissions/permission_gate.js';
 import type { ApprovalMode } from './session_host_types.js';
 
 /** How a host is built. */

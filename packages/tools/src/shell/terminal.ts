@@ -1,11 +1,10 @@
 import { stat } from 'node:fs/promises';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { z } from 'zod';
+import { type Sandbox, type SandboxUsed, sandbox_of } from '../sandbox/sandbox.js';
 import { child_env, env_passthrough_of } from './env.js';
 import { check_hardline } from './hardline.js';
 import { type ProcessOutcome, run_process } from './process_tree.js';
-import { define_builtin } from './registry.js';
-import { type Sandbox, type SandboxUsed, sandbox_of } from './sandbox.js';
 
 /** The time limit of one `terminal` call; a call may ask for less, never for more. */
 export const TERMINAL_TIMEOUT_MS = 300_000;
@@ -155,7 +154,7 @@ export function output_limit_of(context: ToolRunContext): number | undefined {
  * how it was confined, and a line after the output says how to allow what the sandbox refused. Variables named like credentials (KEY, TOKEN, SECRET, PASSWORD) are not passed on
  * unless listed in `context.env_passthrough`.
  */
-export const terminal_tool: Tool<TerminalArgs> = define_builtin({
+export const terminal_tool: Tool<TerminalArgs> = {
   name: 'terminal',
   description:
     'Run a bash command line in the work dir and return its output (stdout and stderr merged) and ' +
@@ -185,4 +184,4 @@ export const terminal_tool: Tool<TerminalArgs> = define_builtin({
     if (ok) return { ok: true, output, sandbox: outcome.sandbox };
     return { ok: false, output, error: ending.slice(1, -1), sandbox: outcome.sandbox };
   },
-});
+};

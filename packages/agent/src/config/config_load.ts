@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { nearest_word } from '@lich/tools';
 import type { z } from 'zod';
+import { merge_permissions } from '../permissions/permissions_schema.js';
 import { ConfigError } from './config_error.js';
 import { project_config_path, read_config_file, user_config_path } from './config_file.js';
 import {
@@ -21,7 +22,6 @@ import {
   normalize_kind,
   ollama_base_url,
 } from './env_providers.js';
-import { merge_permissions } from './permissions_schema.js';
 
 /** Settings given as command-line flags: the last and strongest source. */
 export interface ConfigFlags {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolHooks } from '@lich/tools';
-import type { PermissionPolicy, PolicyDecision, RememberedAnswers } from './permission_policy.js';
-import { parse_rule, tool_kind } from './permission_rules.js';
 import {
   type ApprovalMode,
   PERMISSION_OPTIONS,
   type PermissionOption,
-} from './session_host_types.js';
+} from '../host/session_host_types.js';
+import type { PermissionPolicy, PolicyDecision, RememberedAnswers } from './permission_policy.js';
+import { parse_rule, tool_kind } from './permission_rules.js';
 
 /** A question put to a person: may this call run? */
 export interface PermissionRequest {

@@ -2,7 +2,6 @@ import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { apply_exact_edit, unified_diff } from './exact_edit.js';
 import { require_in_work_dir } from './guard.js';
-import { define_builtin } from './registry.js';
 import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, decode_utf8_exact, looks_binary } from './text.js';
 
@@ -36,7 +35,7 @@ export type EditFileArgs = z.infer<typeof parameters>;
  * replacement that changes nothing. Writes atomically and returns a unified diff. When the file
  * uses CRLF line ends and `old_text` does not, the texts are matched and written with CRLF.
  */
-export const edit_file_tool: Tool<EditFileArgs> = define_builtin({
+export const edit_file_tool: Tool<EditFileArgs> = {
   name: 'edit_file',
   description:
     'Replace exact text in a file. old_text must match the file exactly (whitespace included) and ' +
@@ -82,4 +81,4 @@ export const edit_file_tool: Tool<EditFileArgs> = define_builtin({
     const name = guarded.relative;
     return `Edited ${name}: ${count} replacement${count === 1 ? '' : 's'}.\n${body}`;
   },
-});
+};

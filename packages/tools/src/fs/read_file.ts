@@ -1,8 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
-import { output_budget } from './output_budget.js';
-import { define_builtin } from './registry.js';
+import { output_budget } from '../output_budget.js';
 import { open_descriptor_in_work_dir } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
 
@@ -53,7 +52,7 @@ export type ReadFileArgs = z.infer<typeof parameters>;
  * guard refuses; stops at a line holding binary data (a NUL byte); cuts lines longer than `READ_FILE_MAX_LINE_CHARS`; stops before the executor's
  * output limit and says which `offset` continues; honours the abort signal between chunks.
  */
-export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
+export const read_file_tool: Tool<ReadFileArgs> = {
   name: 'read_file',
   description:
     'Read a text file. Returns numbered lines ("   12\\tline"). Use offset and limit to read part ' +
@@ -211,7 +210,7 @@ export const read_file_tool: Tool<ReadFileArgs> = define_builtin({
       closeSync(fd);
     }
   },
-});
+};
 
 /** The text of `bytes[start, end)`, a line without its `\n` (and `\r`), cut when too long. */
 function render_line(bytes: Buffer, start: number, end: number, cut_bytes: boolean): string {

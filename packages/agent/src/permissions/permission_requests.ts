@@ -1,6 +1,6 @@
-import type { LiveSession } from './live_session.js';
+import type { LiveSession } from '../host/live_session.js';
+import type { PermissionOption } from '../host/session_host_types.js';
 import type { Approver, PermissionAnswer, PermissionRequest } from './permission_gate.js';
-import type { PermissionOption } from './session_host_types.js';
 
 interface Pending {
   live: LiveSession;

@@ -1,3 +1,4 @@
+import type { ApprovalMode } from '../host/session_host_types.js';
 import {
   escape_pattern,
   type PermissionRule,
@@ -7,7 +8,6 @@ import {
   rule_matches,
   tool_kind,
 } from './permission_rules.js';
-import type { ApprovalMode } from './session_host_types.js';
 
 /** The `permissions` key of the config. */
 export interface PermissionsConfig {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ApprovalMode, PermissionOption } from '../host/session_host_types.js';
 import {
   type Approver,
   create_permission_gate,
@@ -6,7 +7,6 @@ import {
   type PermissionRequest,
 } from './permission_gate.js';
 import { PermissionPolicy, remembered_answers } from './permission_policy.js';
-import type { ApprovalMode, PermissionOption } from './session_host_types.js';
 
 const WORK = '/work/project';
 const PUSH = { command: 'git push origin main' };

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { child_process_module } from './child_process_module.js';
+import { child_process_module } from '../shell/child_process_module.js';
 
 /** What confines commands on this machine. */
 export type SandboxKind = 'bwrap' | 'sandbox-exec';

@@ -1,4 +1,4 @@
-import { project_config_path, read_config_file, set_config_value } from './config_file.js';
+import { project_config_path, read_config_file, set_config_value } from '../config/config_file.js';
 
 /**
  * Adds `rule` to `permissions.allow` (or `.deny`) of the project config

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { empty_usage, type Message } from '@lich/core';
 import { new_session_id, one_line, SessionStore, TITLE_LIMIT } from '@lich/session';
-import type { Agent } from './agent.js';
+import type { Agent } from '../agent.js';
+import { PermissionRequests } from '../permissions/permission_requests.js';
 import type { CommandRegistry } from './command_registry.js';
 import { approval_mode_argument, text_argument } from './host_arguments.js';
 import { host_models, host_tools } from './host_catalog.js';
@@ -9,7 +10,6 @@ import { host_command_context } from './host_commands.js';
 import { HostStorage, summary_info } from './host_storage.js';
 import type { LiveSession } from './live_session.js';
 import { LiveSessions } from './live_sessions.js';
-import { PermissionRequests } from './permission_requests.js';
 import { SessionHostError } from './session_host_error.js';
 import type { SessionHostOptions } from './session_host_options.js';
 import type {
