@@ -89,23 +89,22 @@ export class Agent {
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#lich_version = options.lich_version;
     this.emitter = new AgentEmitter();
-    this.registry = new ToolRegistry();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
-    if (allowed === undefined || allowed.length > 0) {
-      // builtins in BUILTIN_TOOLS order; an extra tool of a builtin's name takes its place
-      const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
-      for (const builtin of BUILTIN_TOOLS) {
-        if (!tool_allowed(builtin.name, allowed, disabled)) continue;
-        this.registry.register(extra.get(builtin.name) ?? builtin);
-      }
-      for (const tool of options.tools ?? []) {
-        this.#known_tools.add(tool.name);
-        if (BUILTIN_TOOL_NAMES.includes(tool.name) || !tool_allowed(tool.name, allowed, disabled))
-          continue;
-        // a second extra tool of the same name still throws, as before
-        this.registry.register(tool);
-      }
+    // one filter at the registry's door: builtins, extra tools, plugins and MCP tools (at attach
+    // and on every tool-list change) all pass through it
+    this.registry = new ToolRegistry({
+      admit: (name) => tool_allowed(name, allowed, disabled),
+    });
+    // builtins in BUILTIN_TOOLS order; an extra tool of a builtin's name takes its place
+    const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+    for (const builtin of BUILTIN_TOOLS) {
+      this.registry.register(extra.get(builtin.name) ?? builtin);
+    }
+    for (const tool of options.tools ?? []) {
+      this.#known_tools.add(tool.name);
+      // a second extra tool of the same name still throws, as before
+      if (!BUILTIN_TOOL_NAMES.includes(tool.name)) this.registry.register(tool);
     }
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
@@ -251,7 +250,8 @@ export class Agent {
       const deps = {
         chat,
         tools: this.executor,
-        definitions: prepared.definitions,
+        // read at each run, so a tool an MCP server added or changed since is offered
+        definitions: this.registry.definitions(),
         emitter: run_emitter,
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),

@@ -1,9 +1,8 @@
 import { dirname } from 'node:path';
-import type { ToolDefinition } from '@lich/core';
 import type { ToolRegistry } from '@lich/tools';
 import { user_config_path } from './config/config_file.js';
 import type { AgentConfig } from './config/config_schema.js';
-import { tool_allowed, unmatched_tool_patterns } from './permissions/tool_allowlist.js';
+import { unmatched_tool_patterns } from './permissions/tool_allowlist.js';
 import {
   find_project_instructions,
   find_user_instructions,
@@ -14,7 +13,6 @@ import {
 /** What every run of an Agent starts from, set up once before the first model call. */
 export interface Prepared {
   system_prompt: string;
-  definitions: ToolDefinition[];
 }
 
 /** What `prepare_runs` works on. */
@@ -39,8 +37,8 @@ function enabled_mcp_servers(config: AgentConfig): boolean {
 
 /**
  * Sets up what runs need, in order: plugins, MCP servers (`@lich/mcp` imported only when one is
- * enabled and `tools_enabled` is not empty), the tool lists' warnings and filtering (a tool the
- * lists do not allow is unregistered: not offered, and not callable either), then the user's and
+ * enabled and `tools_enabled` is not empty), the tool lists' warnings (the registry itself admits
+ * only tools the lists allow, from every source), then the user's and
  * the project's instructions (AGENTS.md) around the system prompt.
  * Rejects when a plugin cannot be loaded; a failed MCP server is a warning.
  */
@@ -61,16 +59,13 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
   const { tools_enabled, tools_disabled } = config;
   const registered = registry.names();
   for (const warning of unmatched_tool_patterns(
-    [...new Set([...target.known_tools, ...registered])],
+    [...new Set([...target.known_tools, ...registered, ...registry.refused_names()])],
     {
       ...(tools_enabled === undefined ? {} : { tools_enabled }),
       ...(tools_disabled === undefined ? {} : { tools_disabled }),
     },
   )) {
     target.on_warning(warning);
-  }
-  for (const name of registered) {
-    if (!tool_allowed(name, tools_enabled, tools_disabled)) registry.unregister(name);
   }
   const on_skip = (path: string, reason: string) =>
     target.on_warning(`instructions ${path} were not read: ${reason}`);
@@ -81,6 +76,5 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
   ];
   return {
     system_prompt: with_project_instructions(config.system_prompt, instructions, config.work_dir),
-    definitions: config.tools_enabled?.length === 0 ? [] : registry.definitions(),
   };
 }

@@ -115,7 +115,9 @@ export async function attach_mcp(
       }
       try {
         registry.register(create_mcp_tool(connection, tool, name, options));
-        names.set(tool.name, name);
+        // a registry with an admission filter (the agent's tools_disabled) may keep it out
+        if (registry.has(name)) names.set(tool.name, name);
+        else names.delete(tool.name);
       } catch (error) {
         names.delete(tool.name);
         warn(

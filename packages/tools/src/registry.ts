@@ -17,10 +17,22 @@ interface Entry {
   json_schema: JsonSchema;
 }
 
+/** How a `ToolRegistry` is set up. */
+export interface ToolRegistryOptions {
+  /**
+   * Which tools may enter the registry, by name. Every `register` call asks it, whatever adds the
+   * tool (a builtin, a plugin, an MCP server at attach or on a tool-list change, an editor's client
+   * tool), so no path can add a tool the user's lists refuse. Default: every tool.
+   */
+  admit?: (name: string) => boolean;
+}
+
 /**
  * The tools a run may call, by name.
  *
  * Contract:
+ * - `register` adds nothing and returns false for a tool `admit` refuses (its name is kept in
+ *   `refused_names`); otherwise it registers and returns true;
  * - `register` throws a `ToolRegistryError` for a name that does not match `TOOL_NAME_PATTERN`,
  *   a name already taken, or a tool without a zod `parameters` schema or an `execute` function;
  *   nothing else throws;
@@ -30,9 +42,18 @@ interface Entry {
  */
 export class ToolRegistry implements ToolRegistrar {
   readonly #entries = new Map<string, Entry>();
+  readonly #admit: (name: string) => boolean;
+  readonly #refused = new Set<string>();
 
-  /** Adds a tool. Throws a `ToolRegistryError` on a bad or duplicate name. */
-  register<Args>(tool: Tool<Args>): void {
+  constructor(options: ToolRegistryOptions = {}) {
+    this.#admit = options.admit ?? (() => true);
+  }
+
+  /**
+   * Adds a tool, unless `admit` refuses its name (then returns false). Throws a
+   * `ToolRegistryError` on a bad or duplicate name.
+   */
+  register<Args>(tool: Tool<Args>): boolean {
     if (tool === null || typeof tool !== 'object') {
       throw new ToolRegistryError(`register: expected a tool object, got ${String(tool)}`);
     }
@@ -41,6 +62,10 @@ export class ToolRegistry implements ToolRegistrar {
       throw new ToolRegistryError(
         `invalid tool name ${JSON.stringify(name)}: a name is 1 to 64 characters of letters, digits, '_' or '-'`,
       );
+    }
+    if (!this.#admit(name)) {
+      this.#refused.add(name);
+      return false;
     }
     if (this.#entries.has(name)) {
       throw new ToolRegistryError(`a tool named '${name}' is already registered`);
@@ -59,6 +84,12 @@ export class ToolRegistry implements ToolRegistrar {
     // Tool<Args> is stored type-erased; the executor validates arguments with its own schema
     // before calling execute, so Args always matches at run time.
     this.#entries.set(name, { tool: tool as unknown as Tool<unknown>, json_schema });
+    return true;
+  }
+
+  /** The names `admit` kept out so far, in the order they were offered. */
+  refused_names(): string[] {
+    return [...this.#refused];
   }
 
   /** Removes a tool; returns whether one was registered under that name. */
