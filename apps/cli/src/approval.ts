@@ -1,7 +1,9 @@
-import { createInterface } from 'node:readline';
 import type { AgentConfig, ApprovalMode, Approver, PermissionOption } from '@lich/agent';
+import type { ToolPreview } from '@lich/core';
 import type { CommandContext } from './context.js';
+import { type PressedKey, read_key, read_line } from './key_question.js';
 import { stdin_kind } from './stdin_kind.js';
+import type { Style } from './style.js';
 import { UsageError } from './usage_error.js';
 
 /** How a command's runs are approved. */
@@ -12,9 +14,6 @@ export interface CliApproval {
 }
 
 const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
-
-/** Reads one answer line: a fresh readline on stdin, or the chat's own (`question`). */
-export type AskLine = (prompt: string, signal: AbortSignal) => Promise<string | null>;
 
 /**
  * The approval mode and approver of a command, from `--yolo`, `--approval-mode` and the config:
@@ -27,7 +26,6 @@ export async function cli_approval(
   values: { 'approval-mode'?: unknown; yolo?: unknown },
   config: AgentConfig,
   command: string,
-  ask?: AskLine,
 ): Promise<CliApproval> {
   const flag = values['approval-mode'];
   if (flag !== undefined && (typeof flag !== 'string' || !MODES.includes(flag as ApprovalMode))) {
@@ -50,63 +48,80 @@ export async function cli_approval(
         config.permissions.mode ??
         (on_terminal ? 'default' : 'yolo'));
   if (!on_terminal || mode === 'yolo') return { mode };
-  return { mode, approver: terminal_approver(context, ask ?? ask_on_stdin(context)) };
+  return { mode, approver: terminal_approver(context) };
 }
 
-/** Asks with a readline of its own over stdin, closed after each answer. */
-export function ask_on_stdin(context: CommandContext): AskLine {
-  return (prompt, signal) =>
-    new Promise((resolve) => {
-      const lines = createInterface({
-        input: context.io.stdin,
-        output: context.io.stderr,
-        terminal: true,
-      });
-      let done = false;
-      const finish = (answer: string | null) => {
-        if (done) return;
-        done = true;
-        signal.removeEventListener('abort', on_abort);
-        lines.close();
-        resolve(answer);
-      };
-      const on_abort = () => finish(null);
-      signal.addEventListener('abort', on_abort, { once: true });
-      // Ctrl+C at the prompt aborts the run, as it does while the answer streams
-      lines.on('SIGINT', () => {
-        finish(null);
-        process.kill(process.pid, 'SIGINT');
-      });
-      lines.on('close', () => finish(null));
-      lines.question(prompt, (answer) => finish(answer));
-    });
-}
-
-function option_of(answer: string): PermissionOption | null {
-  const word = answer.trim().toLowerCase();
-  if (word === 'y' || word === 'yes') return 'allow_once';
-  if (word === 'a' || word === 'always') return 'allow_always';
-  if (word === 'n' || word === 'no' || word === '') return 'reject_once';
+/** What a key answers: y once, a always, n (or Enter, Esc) no, e no with a note. */
+function option_of(key: PressedKey): PermissionOption | 'note' | null {
+  const typed = key.text.toLowerCase();
+  if (typed === 'y') return 'allow_once';
+  if (typed === 'a') return 'allow_always';
+  if (typed === 'n' || key.name === 'return' || key.name === 'enter' || key.name === 'escape') {
+    return 'reject_once';
+  }
+  if (typed === 'e') return 'note';
   return null;
 }
 
+/** The lines of a call's preview for stderr: a diff coloured, cut to `max_lines`. */
+export function preview_lines(preview: ToolPreview, err: Style, max_lines = 40): string[] {
+  let body = preview.text.replace(/\n$/, '').split('\n');
+  // the diff's header lines repeat the title
+  if (preview.kind === 'diff') body = body.filter((line) => !/^(---|\+\+\+) /.test(line));
+  const shown = body.length > max_lines ? body.slice(0, max_lines - 1) : body;
+  const lines = shown.map((line) => {
+    if (preview.kind !== 'diff') return `  ${err.dim('│')} ${line}`;
+    if (line.startsWith('+')) return `  ${err.dim('│')} ${err.green(line)}`;
+    if (line.startsWith('-')) return `  ${err.dim('│')} ${err.red(line)}`;
+    if (line.startsWith('@@')) return `  ${err.dim('│')} ${err.cyan(line)}`;
+    return `  ${err.dim('│')} ${err.dim(line)}`;
+  });
+  if (shown.length < body.length) {
+    lines.push(`  ${err.dim(`│ … ${body.length - shown.length} more lines`)}`);
+  }
+  return lines;
+}
+
 /**
- * An approver asking on the terminal: `y` runs the call once, `a` runs it and every call like it
- * for the rest of the session, `n` (or Enter) declines.
+ * An approver asking on the terminal, one key: `y` runs the call once, `a` runs it and every call
+ * like it for the rest of the session, `n` (the default: Enter, Esc) declines, `e` declines with
+ * a note for the model. The question shows what the call would do (the diff of an edit, a new
+ * file's first lines, the whole command line) and takes keys only after a quiet spell
+ * (`read_key`), so type-ahead never answers it.
  */
-export function terminal_approver(context: CommandContext, ask: AskLine): Approver {
+export function terminal_approver(context: CommandContext): Approver {
   return async (request, signal) => {
     const { err } = context;
-    context.say(`${err.yellow('?')} ${err.bold(request.title)}`);
+    const summary = request.preview?.summary ? `  ${err.dim(request.preview.summary)}` : '';
+    context.say(`\n${err.yellow('?')} ${err.bold(request.title)}${summary}`);
+    if (request.preview !== undefined && request.preview.text !== '') {
+      for (const line of preview_lines(request.preview, err)) context.say(line);
+    }
+    const choices = `  allow? ${err.bold('y')} once · ${err.bold('a')} always this session · ${err.bold('N')}o · ${err.bold('e')} no, and say why › `;
+    context.io.stderr.write(choices);
     for (;;) {
-      const answer = await ask(
-        `  allow? ${err.bold('[y]')}es once / ${err.bold('[a]')}lways this session / ${err.bold('[n]')}o › `,
+      const key = await read_key(context.io.stdin, signal);
+      if (key === null || signal.aborted) {
+        context.io.stderr.write('\n');
+        return { option: 'cancelled' };
+      }
+      if (key.ctrl && key.name === 'c') {
+        context.io.stderr.write('\n');
+        process.kill(process.pid, 'SIGINT');
+        return { option: 'cancelled' };
+      }
+      const option = option_of(key);
+      if (option === null) continue;
+      context.io.stderr.write(`${key.text.trim() === '' ? 'n' : key.text}\n`);
+      if (option !== 'note') return { option };
+      const note = await read_line(
+        context.io.stdin,
+        context.io.stderr,
+        `  ${err.dim('why not? (the model reads this)')} › `,
         signal,
       );
-      if (answer === null || signal.aborted) return { option: 'cancelled' };
-      const option = option_of(answer);
-      if (option !== null) return { option };
-      context.say(err.dim('  answer y, a or n'));
+      if (note === null || signal.aborted) return { option: 'cancelled' };
+      return { option: 'reject_once', ...(note.trim() === '' ? {} : { note: note.trim() }) };
     }
   };
 }

@@ -26,22 +26,32 @@ function quote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Type `send` (and Enter) once the output shows `after`, past what earlier steps waited for. */
+/**
+ * Type `send` once the output shows `after`, past what earlier steps waited for: a line of text
+ * (Enter added), or with `key` a single key, sent after the question's arming spell.
+ */
 interface PtyStep {
   after: string;
   send: string;
+  key?: boolean;
+  /** Wait this long after the cue before typing (a key: the arming spell, 900 ms). */
+  wait_ms?: number;
 }
+
+/** A one-key answer to a permission question. */
+const answer = (key: string): PtyStep => ({ after: ALLOW, send: key, key: true });
 
 /** Runs `lich args` on a pty, typing each step's text once its cue shows. */
 function run_on_pty(
   args: readonly string[],
   steps: readonly PtyStep[],
+  term = 'dumb',
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const command = [process.execPath, BIN, ...args].map(quote).join(' ');
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
       cwd: sandbox.work_dir,
-      env: { ...openai_env(sandbox, server.base_url), TERM: 'dumb' },
+      env: { ...openai_env(sandbox, server.base_url), TERM: term },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
@@ -57,7 +67,15 @@ function run_on_pty(
         if (at === -1) return;
         from = at + step.after.length;
         pending.shift();
-        child.stdin.write(`${step.send}\r`);
+        const text = step.key === true ? step.send : `${step.send}\r`;
+        const wait = step.wait_ms ?? (step.key === true ? 900 : 0);
+        if (wait === 0) child.stdin.write(text);
+        else setTimeout(() => child.stdin.write(text), wait);
+        if (wait > 0) {
+          // later steps wait for their own cue, after this one was typed
+          setTimeout(feed, wait + 10);
+          return;
+        }
       }
     };
     child.stdout.on('data', (chunk: Buffer) => {
@@ -88,16 +106,18 @@ function write_then_answer(): void {
 describe('approval on a terminal', () => {
   it('asks before a write; y runs it', async () => {
     write_then_answer();
-    const result = await run_on_pty(['update the notes'], [{ after: ALLOW, send: 'y' }]);
+    const result = await run_on_pty(['update the notes'], [answer('y')]);
     expect(result.output).toContain('write_file: notes.txt');
-    expect(result.output).toContain('allow? [y]es once / [a]lways this session / [n]o');
+    expect(result.output).toContain(
+      'allow? y once · a always this session · No · e no, and say why',
+    );
     expect(result.code).toBe(0);
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('new\n');
   });
 
   it('n declines it, and the model is told', async () => {
     write_then_answer();
-    const result = await run_on_pty(['update the notes'], [{ after: ALLOW, send: 'n' }]);
+    const result = await run_on_pty(['update the notes'], [answer('n')]);
     expect(result.code).toBe(0);
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('old\n');
     const second = server.requests[1]?.body as { messages: { role: string; content: string }[] };
@@ -123,7 +143,7 @@ describe('approval on a terminal', () => {
       ['chat'],
       [
         { after: '/exit to leave', send: 'write one' },
-        { after: ALLOW, send: 'a' },
+        answer('a'),
         { after: 'First.', send: 'write two' },
         { after: 'Second.', send: '/exit' },
       ],
@@ -132,6 +152,115 @@ describe('approval on a terminal', () => {
     expect(result.output.split(ALLOW)).toHaveLength(2);
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('two\n');
   });
+});
+
+describe('the question on a terminal: what it approves, and only deliberate keys (C2, C3, C7, C35)', () => {
+  for (const typed of ['and then', 'yes']) {
+    it(`never reads keys typed before it appeared as the answer ("${typed}")`, async () => {
+      server.enqueue(
+        {
+          delay_ms: 1_500,
+          tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'new\n' } }],
+        },
+        { text: 'Done.' },
+      );
+      const result = await run_on_pty(
+        ['update the notes'],
+        [
+          // typed while the model thinks, before any question
+          { after: '', send: typed, key: true, wait_ms: 300 },
+          answer('n'),
+        ],
+      );
+      expect(result.code).toBe(0);
+      expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('old\n');
+      const second = server.requests[1]?.body as { messages: { content: string }[] };
+      expect(second.messages.at(-1)?.content).toMatch(/declined write_file: notes\.txt/);
+    });
+  }
+
+  it('shows the diff of an edit and the first lines of a new file before asking', async () => {
+    server.enqueue(
+      {
+        tool_calls: [
+          {
+            name: 'edit_file',
+            arguments: { path: 'notes.txt', old_text: 'old', new_text: 'edited' },
+          },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            name: 'write_file',
+            arguments: { path: 'fresh.md', content: '# Fresh\n\nbody line\n' },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    const result = await run_on_pty(['edit and write'], [answer('y'), answer('y')]);
+    expect(result.code).toBe(0);
+    const edit_question = result.output.indexOf('edit_file: notes.txt');
+    const first_answer = result.output.indexOf(ALLOW, edit_question);
+    const before_answer = result.output.slice(edit_question, first_answer);
+    expect(before_answer).toContain('+1 −1');
+    expect(before_answer).toContain('│ -old');
+    expect(before_answer).toContain('│ +edited');
+    expect(result.output).toMatch(/write_file: fresh\.md\s+new file, 19 bytes, 3 lines/);
+    expect(result.output).toContain('│ # Fresh');
+    expect(await readFile(join(sandbox.work_dir, 'fresh.md'), 'utf8')).toBe(
+      '# Fresh\n\nbody line\n',
+    );
+  });
+
+  it('e declines with a note, which the model reads; Enter alone means no', async () => {
+    server.enqueue(
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'new\n' } }] },
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'other.txt', content: 'x\n' } }] },
+      { text: 'Done.' },
+    );
+    const result = await run_on_pty(
+      ['update the notes'],
+      [answer('e'), { after: 'why not?', send: 'keep the old notes' }, answer('\r')],
+    );
+    expect(result.code).toBe(0);
+    expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('old\n');
+    const second = server.requests[1]?.body as { messages: { content: string }[] };
+    expect(second.messages.at(-1)?.content).toContain(
+      'The user declined write_file: notes.txt and said: keep the old notes',
+    );
+    const third = server.requests[2]?.body as { messages: { content: string }[] };
+    expect(third.messages.at(-1)?.content).toMatch(
+      /declined write_file: other\.txt\. Do not retry/,
+    );
+  });
+
+  it('in chat, ↑ recalls the last message, never an answer to a question', async () => {
+    server.enqueue(
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'one\n' } }] },
+      { text: 'First.' },
+      { text: 'Again.' },
+    );
+    const result = await run_on_pty(
+      ['chat'],
+      [
+        { after: '/exit to leave', send: 'write one' },
+        answer('y'),
+        // ↑ then Enter at the next prompt
+        { after: 'First.', send: '\u001B[A', key: true, wait_ms: 300 },
+        { after: 'write one', send: '' },
+        { after: 'Again.', send: '/exit' },
+      ],
+      // readline keeps no history on a dumb terminal
+      'xterm',
+    );
+    expect(result.code).toBe(0);
+    const third = server.requests[2]?.body as { messages: { role: string; content: string }[] };
+    expect(
+      third.messages.filter((message) => message.role === 'user').map((m) => m.content),
+    ).toEqual(['write one', 'write one']);
+  }, 40_000);
 });
 
 describe('approval off a terminal', () => {

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { type Requirement, require_or_skip } from '@lich/testkit';
 
 const run = promisify(execFile);
 
@@ -18,6 +19,19 @@ export async function tmux_available(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the tmux tests run here: skipped with a reason where tmux is missing, required (a
+ * failure) when `LICH_REQUIRE_TMUX=1`, as CI sets it.
+ */
+export async function tmux_or_skip(): Promise<Requirement> {
+  return require_or_skip(
+    'tmux',
+    await tmux_available(),
+    'LICH_REQUIRE_TMUX',
+    'tmux is not installed',
+  );
 }
 
 /** Quotes `word` for `sh`. */

@@ -241,12 +241,17 @@ describe('App frames', () => {
       tool: 'terminal',
       args: { command: 'git push' },
       title: 'terminal: git push',
+      preview: { kind: 'command', text: 'git push origin main --force-with-lease' },
       options: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
     });
     await until((text) => text.includes('? Allow terminal: git push?'));
+    // the whole command line is shown before anything is answered
+    await until((text) => text.includes('│ git push origin main --force-with-lease'));
     await until((text) =>
-      text.includes('1 allow once · 2 allow always · 3 reject · 4 reject always'),
+      text.includes('1 allow once · 2 allow always · 3 reject · 4 reject always · 5 say why'),
     );
+    // armed only after a quiet spell
+    await until((text) => !text.includes('⧗ 1 allow once'));
     keys.write('x');
     keys.write('y');
     await vi.waitFor(() =>
@@ -255,6 +260,65 @@ describe('App frames', () => {
     emit('permission.resolved', { ...T, request_id: 'r1', option: 'allow_once' });
     await until((text) => text.includes('allowed once: terminal: git push'));
     await until((text) => text.includes('type to queue a follow-up'));
+  });
+
+  it('never reads type-ahead as an answer: keys typed as the question appears go to the editor (C2)', async () => {
+    const { until, emit, keys, client } = await mount();
+    emit('turn.started', { ...T, input: 'go', kind: 'prompt' });
+    emit('permission.request', {
+      ...T,
+      request_id: 'r1',
+      tool_call_id: 'c1',
+      tool: 'terminal',
+      args: { command: 'echo DANGEROUS > danger.txt' },
+      title: 'terminal: echo DANGEROUS > danger.txt',
+      options: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
+    });
+    await until((text) => text.includes('? Allow terminal: echo DANGEROUS'));
+    // someone typing a sentence, one key every 200 ms: the question never arms meanwhile
+    for (const char of 'and then summarize') {
+      keys.write(char);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(client.calls_of('respond_permission')).toEqual([]);
+    // what was typed is kept, below the question
+    await until((text) => text.includes('› and then summarize'));
+    await until((text) => !text.includes('⧗ 1 allow once'));
+    keys.write('3');
+    await vi.waitFor(() =>
+      expect(client.calls_of('respond_permission')).toEqual([['r1', 'reject_once']]),
+    );
+  });
+
+  it('shows the diff of an edit before it is approved, and rejects with a note for the model (C3)', async () => {
+    const { until, emit, keys, client } = await mount({ rows: 30 });
+    emit('turn.started', { ...T, input: 'edit', kind: 'prompt' });
+    emit('permission.request', {
+      ...T,
+      request_id: 'r2',
+      tool_call_id: 'c2',
+      tool: 'edit_file',
+      args: { path: 'src/main.ts', old_text: '// TODO', new_text: 'export const x = 1;' },
+      title: 'edit_file: src/main.ts',
+      preview: {
+        kind: 'diff',
+        path: 'src/main.ts',
+        text: '--- a/src/main.ts\n+++ b/src/main.ts\n@@ -1,2 +1,2 @@\n const a = 1;\n-// TODO\n+export const x = 1;\n',
+        summary: '+1 −1',
+      },
+      options: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
+    });
+    await until((text) => text.includes('? Allow edit_file: src/main.ts?  +1 −1'));
+    await until((text) => text.includes('│ -// TODO') && text.includes('│ +export const x = 1;'));
+    await until((text) => !text.includes('⧗ 1 allow once'));
+    keys.write('5');
+    await until((text) => text.includes('Your words go to the model'));
+    keys.write('use a let, not a const\r');
+    await vi.waitFor(() =>
+      expect(client.calls_of('respond_permission')).toEqual([
+        ['r2', 'reject_once', 'use a let, not a const'],
+      ]),
+    );
   });
 
   it('queues what is typed during a run and steers with /steer', async () => {

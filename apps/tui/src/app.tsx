@@ -24,6 +24,7 @@ import type { Palette } from './palette.js';
 import {
   completion_lines,
   input_lines,
+  NOTE_KEYS,
   PERMISSION_KEYS,
   permission_lines,
   picker_lines,
@@ -48,6 +49,12 @@ export interface AppProps {
 
 /** How long a first Ctrl+C on an empty prompt waits for the second. */
 const CTRL_C_WINDOW_MS = 2000;
+/**
+ * A permission question takes answers only after this long with no key pressed since it
+ * appeared: a key typed before (or while typing on) never answers it. Those keys go to the
+ * editor instead, so type-ahead is kept.
+ */
+export const PERMISSION_ARM_MS = 600;
 /** The spinner's redraw interval while a run is in flight. */
 const TICK_MS = 100;
 
@@ -99,6 +106,37 @@ export function App(props: AppProps) {
   const editor_ref = useRef(editor);
   const [hint, set_hint] = useState<string | null>(null);
   const ctrl_c_at = useRef(0);
+  // the permission request on screen, and since when no key was pressed (its arming clock)
+  const asking = useRef<{ request_id: string; quiet_since: number } | null>(null);
+  const [armed, set_armed] = useState(false);
+  const [note, set_note] = useState<EditorState | null>(null);
+  const note_ref = useRef<EditorState | null>(null);
+  const update_note = useCallback((next: EditorState | null) => {
+    note_ref.current = next;
+    set_note(next);
+  }, []);
+  const shown_request = state.permissions[0];
+  useEffect(() => {
+    if (shown_request === undefined) {
+      asking.current = null;
+      set_armed(false);
+      update_note(null);
+      return;
+    }
+    if (asking.current?.request_id === shown_request.request_id) return;
+    asking.current = { request_id: shown_request.request_id, quiet_since: now() };
+    set_armed(false);
+    update_note(null);
+  }, [shown_request, now, update_note]);
+  useEffect(() => {
+    if (shown_request === undefined || armed) return;
+    // re-checked until a quiet spell has passed since the last key
+    const timer = setInterval(() => {
+      const since = asking.current?.quiet_since ?? now();
+      if (now() - since >= PERMISSION_ARM_MS) set_armed(true);
+    }, 50);
+    return () => clearInterval(timer);
+  }, [shown_request, armed, now]);
   const [tick, set_tick] = useState(now());
 
   const busy = state.turn !== null || state.queued.length > 0;
@@ -157,12 +195,47 @@ export function App(props: AppProps) {
         return;
       }
       if (request !== undefined) {
+        const look = asking.current;
+        const quiet =
+          look !== null &&
+          look.request_id === request.request_id &&
+          now() - look.quiet_since >= PERMISSION_ARM_MS;
+        if (!quiet) {
+          // not armed yet: the key is type-ahead, kept in the editor, and the clock starts again
+          if (look !== null) look.quiet_since = now();
+          set_armed(false);
+          const { state: next } = editor_key(editing, key, { commands: [], files: [] });
+          if (next !== editing) update_editor(next);
+          return;
+        }
+        const typing_note = note_ref.current;
+        if (typing_note !== null) {
+          if (key.name === 'escape') {
+            update_note(null);
+            return;
+          }
+          const { state: next, outcome } = editor_key(typing_note, key, {
+            commands: [],
+            files: [],
+          });
+          if (outcome === null) {
+            update_note(next);
+            return;
+          }
+          update_note(null);
+          void controller.answer_permission('reject_once', outcome.text.trim() || undefined);
+          return;
+        }
         if (key.name === 'escape') {
           void controller.answer_permission('reject_once');
           return;
         }
-        const option =
-          key.name === 'text' ? PERMISSION_KEYS[key.text?.toLowerCase() ?? ''] : undefined;
+        const typed = key.name === 'text' ? (key.text?.toLowerCase() ?? '') : '';
+        if (NOTE_KEYS.includes(typed) && request.options.includes('reject_once')) {
+          update_note(initial_editor([]));
+          return;
+        }
+        const option = PERMISSION_KEYS[typed];
         if (option !== undefined && request.options.includes(option as PermissionOption)) {
           void controller.answer_permission(option as PermissionOption);
         }
@@ -197,7 +270,7 @@ export function App(props: AppProps) {
       if (outcome.text.trim() !== '') props.on_history?.(outcome.text);
       void controller.submit(outcome.text, { steer: outcome.steer });
     },
-    [controller, store, now, update_editor, props.files, props.on_history],
+    [controller, store, now, update_editor, update_note, props.files, props.on_history],
   );
 
   useEffect(() => props.keys.on_key(on_key), [props.keys, on_key]);
@@ -207,7 +280,15 @@ export function App(props: AppProps) {
   if (state.picker !== null) {
     bottom.push(...picker_lines(state.picker, palette, width, rows - 3));
   } else if (request !== undefined) {
-    bottom.push(...permission_lines(request, state.permissions.length, palette, width));
+    bottom.push(
+      ...permission_lines(request, state.permissions.length, palette, width, {
+        armed,
+        max_preview_lines: Math.max(3, Math.floor(rows / 2) - 4),
+        ...(note === null ? {} : { note }),
+      }),
+    );
+    // type-ahead stays visible, unfocused, below the question
+    if (editor.text !== '') bottom.push(...input_lines(editor, palette, width, { focused: false }));
   } else {
     const placeholder = busy
       ? 'type to queue a follow-up · Ctrl+Enter steers'

@@ -57,7 +57,8 @@ export interface TuiClient {
     listener: (event: HostEvent) => void,
     options?: SubscribeOptions,
   ): Promise<Subscription>;
-  respond_permission(request_id: string, option: PermissionOption): Promise<boolean>;
+  /** Answers a permission request; `note` (with a rejection) goes to the model. */
+  respond_permission(request_id: string, option: PermissionOption, note?: string): Promise<boolean>;
   set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void>;
   commands(session_id: string): Promise<CommandInfo[]>;
   run_command(session_id: string, name: string, args?: string): Promise<CommandResult>;

@@ -285,11 +285,11 @@ export class TuiController {
   }
 
   /** Answers the oldest pending permission request. */
-  async answer_permission(option: PermissionOption): Promise<void> {
+  async answer_permission(option: PermissionOption, note?: string): Promise<void> {
     const request = this.store.get_state().permissions[0];
     if (request === undefined) return;
     try {
-      const known = await this.client.respond_permission(request.request_id, option);
+      const known = await this.client.respond_permission(request.request_id, option, note);
       if (!known) {
         this.store.dispatch({
           type: 'notice',

@@ -29,7 +29,8 @@ export function create_host_client(
     abort: (session_id) => host.abort(session_id),
     subscribe: (session_id, listener, subscribe_options) =>
       host.subscribe(session_id, listener, { can_approve: true, ...subscribe_options }),
-    respond_permission: (request_id, option) => host.respond_permission(request_id, option),
+    respond_permission: (request_id, option, note) =>
+      host.respond_permission(request_id, option, note === undefined ? {} : { note }),
     set_approval_mode: (session_id, mode) => host.set_approval_mode(session_id, mode),
     commands: async (session_id) => host.commands(session_id),
     run_command: (session_id, name, args) => host.run_command(session_id, name, args),

@@ -69,6 +69,12 @@ export function live_lines(input: LiveInput): string[] {
     }
     if (turn.text.trim() !== '') body.push(...tail_lines(turn.text, width, palette));
     for (const tool of turn.tools) {
+      // a call waiting for approval has no clock: its time starts when it runs
+      if (state.permissions.some((request) => request.tool_call_id === tool.tool_call_id)) {
+        const subject = fit(tool_subject(tool.name, tool.args), width - 30);
+        foot.push(`${palette.yellow('?')} ${subject} ${palette.dim('· waiting for your answer')}`);
+        continue;
+      }
       const clock = format_duration(now - tool.started_at);
       const subject = fit(tool_subject(tool.name, tool.args), width - 5 - clock.length);
       foot.push(`${palette.cyan(spinner(now))} ${subject} ${palette.dim(clock)}`);

@@ -129,21 +129,89 @@ export const PERMISSION_KEYS: Record<string, string> = {
   '4': 'reject_always',
 };
 
-/** A permission request, answered with one key. */
+/** The keys that reject a request with a note for the model. */
+export const NOTE_KEYS: readonly string[] = ['5', 'e'];
+
+/** How a permission request is drawn. */
+export interface PermissionLook {
+  /** Whether keys answer it yet (see the app's arming delay). */
+  armed: boolean;
+  /** The most lines its preview may take. */
+  max_preview_lines: number;
+  /** The note being typed, when the person chose "reject with a note". */
+  note?: EditorState;
+}
+
+function preview_line(line: string, kind: string, palette: Palette, width: number): string {
+  const text = fit(line, width - 4);
+  if (kind !== 'diff') return `  ${palette.dim('│')} ${text}`;
+  if (line.startsWith('+++') || line.startsWith('---'))
+    return `  ${palette.dim('│')} ${palette.bold(text)}`;
+  if (line.startsWith('+')) return `  ${palette.dim('│')} ${palette.green(text)}`;
+  if (line.startsWith('-')) return `  ${palette.dim('│')} ${palette.red(text)}`;
+  if (line.startsWith('@@')) return `  ${palette.dim('│')} ${palette.cyan(text)}`;
+  return `  ${palette.dim('│')} ${palette.dim(text)}`;
+}
+
+/**
+ * A permission request: a title that cannot be missed, what the call would do (the diff of an
+ * edit, a new file's first lines, the whole command line), then the answers. Until `armed`, the
+ * answers are dimmed and keys go to the editor; with a note being typed, its input line.
+ */
 export function permission_lines(
   request: PermissionView,
   waiting: number,
   palette: Palette,
   width: number,
+  look: PermissionLook = { armed: true, max_preview_lines: 12 },
 ): string[] {
-  const title = `${palette.yellow('?')} ${palette.bold(fit(`Allow ${request.title}?`, width - 2))}`;
-  const choices = request.options
+  const lines = [palette.yellow('─'.repeat(Math.max(10, Math.min(width, 60))))];
+  const summary = request.preview?.summary ? `  ${palette.dim(request.preview.summary)}` : '';
+  lines.push(
+    `${palette.yellow(palette.bold('?'))} ${palette.bold(fit(`Allow ${request.title}?`, width - 2 - (request.preview?.summary?.length ?? 0)))}${summary}`,
+  );
+  const preview = request.preview;
+  if (preview !== undefined && preview.text !== '') {
+    const body = preview.text.replace(/\n$/, '').split('\n');
+    // a diff's two header lines say nothing the title does not
+    const shown_lines =
+      preview.kind === 'diff' ? body.filter((line) => !/^(---|\+\+\+) /.test(line)) : body;
+    const room = Math.max(3, look.max_preview_lines);
+    const cut = shown_lines.length > room;
+    for (const line of shown_lines.slice(0, cut ? room - 1 : room)) {
+      lines.push(preview_line(line, preview.kind, palette, width));
+    }
+    if (cut) {
+      lines.push(
+        `  ${palette.dim(`│ … ${shown_lines.length - room + 1} more lines (the whole text is in the request)`)}`,
+      );
+    }
+  }
+  if (look.note !== undefined) {
+    lines.push(palette.dim('  Why not? Your words go to the model. Enter sends, Esc goes back.'));
+    lines.push(
+      ...input_lines(look.note, palette, width, {
+        placeholder: 'tell the model what to do instead',
+      }),
+    );
+    return lines;
+  }
+  const labels = request.options
     .map((option) => OPTION_KEYS[option])
-    .filter((entry) => entry !== undefined)
-    .map((entry) => `${palette.bold(entry.key)} ${entry.label}`)
-    .join(palette.dim(' · '));
+    .filter((entry) => entry !== undefined);
+  if (request.options.includes('reject_once')) labels.push({ key: '5', label: 'say why' });
   const more = waiting > 1 ? palette.dim(` (+${waiting - 1} waiting)`) : '';
-  return [title, `  ${choices}${more}`];
+  if (look.armed) {
+    const joined = labels
+      .map((entry) => `${palette.bold(entry.key)} ${entry.label}`)
+      .join(palette.dim(' · '));
+    lines.push(`  ${joined}${more}`);
+  } else {
+    // until armed the same line, dimmed and led by a wait mark, so the frame keeps its height
+    const plain = labels.map((entry) => `${entry.key} ${entry.label}`).join(' · ');
+    lines.push(palette.dim(fit(`⧗ ${plain}`, width)));
+  }
+  return lines;
 }
 
 /** The facts the status line shows. */

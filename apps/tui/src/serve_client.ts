@@ -144,8 +144,14 @@ export async function create_serve_client(options: ServeClientOptions): Promise<
         throw error;
       }
     },
-    respond_permission: async (request_id, option) =>
-      (await client.request('permission.respond', { request_id, option })).accepted,
+    respond_permission: async (request_id, option, note) =>
+      (
+        await client.request('permission.respond', {
+          request_id,
+          option,
+          ...(note === undefined ? {} : { note }),
+        })
+      ).accepted,
     set_approval_mode: async (session_id, mode) => {
       await client.request('session.set_approval_mode', { session_id, approval_mode: mode });
     },

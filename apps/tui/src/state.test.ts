@@ -244,6 +244,7 @@ describe('reduce: every host event type', () => {
       'message.completed': { ...T, message: { role: 'assistant', content: 'answer' } },
       'message.steered': { ...T, text: 'steer' },
       'tool.start': { ...T, tool_call_id: 'c', name: 'glob', args: {} },
+      'tool.running': { ...T, tool_call_id: 'c', name: 'glob' },
       'permission.request': {
         ...T,
         request_id: 'r',

@@ -240,6 +240,16 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       }
       return with_turn(next, turn);
     }
+    case 'tool.running': {
+      const { payload } = event;
+      const turn = turn_of(state, payload.turn_id, at);
+      const tools = turn.tools.map((tool) =>
+        tool.tool_call_id === payload.tool_call_id
+          ? { ...tool, running: true, started_at: at }
+          : tool,
+      );
+      return with_turn(state, { ...turn, tools });
+    }
     case 'tool.end':
       return finish_tool(state, turn_of(state, event.payload.turn_id, at), event.payload, at);
     case 'permission.request': {
@@ -254,7 +264,9 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
         tool: payload.tool,
         title: payload.title,
         args: payload.args,
+        ...(payload.preview === undefined ? {} : { preview: payload.preview }),
         options: payload.options,
+        shown_at: at,
       };
       return { ...state, permissions: [...state.permissions, request] };
     }

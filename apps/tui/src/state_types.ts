@@ -4,15 +4,20 @@
  * status line's facts. Plain data, no functions, so a state can be compared and logged.
  */
 import type { HostEvent, PermissionOption, SessionInfo, TurnStopReason } from '@lich/agent';
-import type { Message, Usage } from '@lich/core';
+import type { Message, ToolPreview, Usage } from '@lich/core';
 
 /** One tool call as the screen shows it: running (no `ok` yet) or finished. */
 export interface ToolView {
   tool_call_id: string;
   name: string;
   args: unknown;
-  /** When the call started (ms since the epoch), for the running spinner's clock. */
+  /**
+   * When the call started (ms since the epoch), for the running spinner's clock: when the model
+   * asked for it, then again when it passed approval and began to run (`tool.running`).
+   */
   started_at: number;
+  /** Whether the call got past its checks and runs (false while it waits for approval). */
+  running?: boolean;
   ok?: boolean;
   output?: string;
   error?: string;
@@ -63,7 +68,11 @@ export interface PermissionView {
   tool: string;
   title: string;
   args: unknown;
+  /** What the call would do (a diff, a new file's first lines, the command). */
+  preview?: ToolPreview;
   options: readonly PermissionOption[];
+  /** When the request reached this client (ms since the epoch). */
+  shown_at: number;
 }
 
 /** What the status line shows besides the session's own facts. */

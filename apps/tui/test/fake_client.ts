@@ -172,8 +172,9 @@ export class FakeClient implements TuiClient {
     return { replayed, truncated, unsubscribe: () => set.delete(listener) };
   }
 
-  async respond_permission(request_id: string, option: string) {
-    this.record('respond_permission', request_id, option);
+  async respond_permission(request_id: string, option: string, note?: string) {
+    if (note === undefined) this.record('respond_permission', request_id, option);
+    else this.record('respond_permission', request_id, option, note);
     return this.permission_known;
   }
 

@@ -29,6 +29,7 @@ import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
+import { call_preview } from './permissions/call_preview.js';
 import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permissions/permission_gate.js';
 import {
   PermissionPolicy,
@@ -324,6 +325,7 @@ export class Agent {
       remembered: this.remembered_answers(handle),
       handle,
       on_warning: warn,
+      preview: call_preview(this.registry, this.config.work_dir),
     });
   }
 

@@ -45,12 +45,25 @@ export interface LlmEndEvent {
   duration_ms: number;
 }
 
-/** A tool call is about to run. `args` is the parsed arguments, when they parsed. */
+/**
+ * The model asked for a tool call, and it is about to go to the runner (which may still ask a
+ * person, or refuse it). `args` is the parsed arguments, when they parsed.
+ */
 export interface ToolCallStartEvent {
   type: 'tool_call_start';
   turn: number;
   call: ToolCall;
   args: unknown;
+}
+
+/**
+ * The runner let the call through its checks (an approval included) and the tool now runs.
+ * Emitted at most once per call, and only by runners that report it (`ToolContext.on_running`).
+ */
+export interface ToolCallRunningEvent {
+  type: 'tool_call_running';
+  turn: number;
+  call: ToolCall;
 }
 
 /** A tool call finished; `message` was appended to the history. */
@@ -126,6 +139,7 @@ export type AgentEvent =
   | LlmDeltaEvent
   | LlmEndEvent
   | ToolCallStartEvent
+  | ToolCallRunningEvent
   | ToolCallEndEvent
   | SteerEvent
   | CompressStartEvent

@@ -21,6 +21,7 @@ export type {
   SteerEvent,
   StoppedReason,
   ToolCallEndEvent,
+  ToolCallRunningEvent,
   ToolCallStartEvent,
 } from './events.js';
 export { AgentEmitter } from './events.js';
@@ -29,7 +30,7 @@ export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';
 export { seed_system_prompt } from './seed_system_prompt.js';
 export { CHARS_PER_TOKEN, estimate_tokens, TokenCounter } from './tokens.js';
-export type { Tool, ToolOutput, ToolRegistrar, ToolRunContext } from './tool.js';
+export type { Tool, ToolOutput, ToolPreview, ToolRegistrar, ToolRunContext } from './tool.js';
 export type {
   AssistantMessage,
   ChatDelta,

@@ -221,6 +221,7 @@ describe('run_conversation', () => {
       extra: 1,
       signal: controller.signal,
       tool_call_id: 'c1',
+      on_running: expect.any(Function),
     });
     expect(chat.calls[0]?.options?.signal).toBe(controller.signal);
   });

@@ -19,6 +19,23 @@ export interface ToolRunContext extends ToolContext {
 }
 
 /**
+ * What a call would do, shown to a person before they approve it: the diff of an edit, the first
+ * lines of a new file, a whole command line.
+ */
+export interface ToolPreview {
+  kind: 'diff' | 'new_file' | 'command' | 'text';
+  /** The text to show: a unified diff, the file's first lines, the command. */
+  text: string;
+  /** One line: `+3 −1`, `new file, 20 bytes, 3 lines`. */
+  summary?: string;
+  /** The file the call writes, relative to the work dir. */
+  path?: string;
+  /** With `diff` and `new_file`: the file's whole text before and after, when small enough. */
+  old_text?: string;
+  new_text?: string;
+}
+
+/**
  * A tool the model can call.
  *
  * Contract:
@@ -37,6 +54,11 @@ export interface Tool<Args = unknown> {
   /** Time limit of one call; the executor's default (30 s) when absent. */
   timeout_ms?: number;
   execute(args: Args, context: ToolRunContext): Promise<ToolOutput>;
+  /**
+   * What a call would do, without doing it, for a person asked to approve it. Optional; may
+   * throw or return undefined (the question then shows the arguments alone).
+   */
+  preview?(args: Args, context: ToolRunContext): Promise<ToolPreview | undefined>;
 }
 
 /**

@@ -80,10 +80,16 @@ async function run_one(
   });
   if (!args.ok) return failure(args.error, started);
   if (batch.signal?.aborted) return aborted(started);
+  let running = false;
   const context: ToolContext = {
     ...batch.context,
     signal: batch.signal ?? batch.context?.signal,
     tool_call_id: call.id,
+    on_running: () => {
+      if (running) return;
+      running = true;
+      batch.emit({ type: 'tool_call_running', turn: batch.turn, call });
+    },
   };
   try {
     const execution = Promise.resolve(batch.runner.execute(call.name, args.value, context));

@@ -154,6 +154,12 @@ export interface ToolContext {
   tool_call_id?: string;
   /** The folder tools work in. */
   work_dir?: string;
+  /**
+   * Called by a runner once the call passed its checks (permissions, hooks) and the tool itself
+   * starts, so a surface can tell "waiting for approval" from "running". A runner that never calls
+   * it leaves the call looking started from `tool_call_start` on.
+   */
+  on_running?: () => void;
   [key: string]: unknown;
 }
 

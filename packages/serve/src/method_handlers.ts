@@ -133,11 +133,11 @@ export const METHOD_HANDLERS: Handlers = {
     const request_id = params.string('request_id');
     const option = params.choice('option', PERMISSION_OPTIONS);
     const persist = params.optional_boolean('persist');
-    const accepted = await connection.core.host.respond_permission(
-      request_id,
-      option,
-      persist === undefined ? {} : { persist },
-    );
+    const note = params.optional_string('note');
+    const accepted = await connection.core.host.respond_permission(request_id, option, {
+      ...(persist === undefined ? {} : { persist }),
+      ...(note === undefined ? {} : { note }),
+    });
     return { accepted };
   },
   'commands.list': async (connection, params) => ({

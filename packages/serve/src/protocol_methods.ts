@@ -127,6 +127,8 @@ export interface MethodMap {
       option: WirePermissionOption;
       /** With `allow_always`: also write the rule to the project config. */
       persist?: boolean;
+      /** With a rejection: words for the model, passed with the refusal. */
+      note?: string;
     };
     /** False when the request is unknown or was already answered. */
     result: { accepted: boolean };
@@ -189,6 +191,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'reasoning.delta',
   'message.steered',
   'tool.start',
+  'tool.running',
   'tool.end',
   'permission.request',
   'permission.resolved',

@@ -42,6 +42,19 @@ export type WireApprovalMode = 'default' | 'auto_edit' | 'yolo';
 /** The answers a person can give to a permission request. */
 export type WirePermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 
+/** What a call asking for approval would do. */
+export interface WireToolPreview {
+  /** `diff` (a unified diff), `new_file` (its first lines), `command` (the whole line), `text`. */
+  kind: 'diff' | 'new_file' | 'command' | 'text';
+  text: string;
+  /** One line: `+3 −1`, `new file, 20 bytes, 3 lines`. */
+  summary?: string;
+  path?: string;
+  /** The file's whole text before and after, when small enough (for a side-by-side view). */
+  old_text?: string;
+  new_text?: string;
+}
+
 /** Why a turn ended. */
 export type WireTurnStopReason = 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
 
@@ -92,6 +105,7 @@ export interface EventPayloads {
   'reasoning.delta': TurnScoped & { text: string };
   'message.steered': TurnScoped & { text: string };
   'tool.start': TurnScoped & { tool_call_id: string; name: string; args: unknown };
+  'tool.running': TurnScoped & { tool_call_id: string; name: string };
   'tool.end': TurnScoped & {
     tool_call_id: string;
     name: string;
@@ -107,6 +121,7 @@ export interface EventPayloads {
     tool: string;
     args: unknown;
     title: string;
+    preview?: WireToolPreview;
     options: readonly WirePermissionOption[];
   };
   'permission.resolved': TurnScoped & {

@@ -238,6 +238,31 @@ describe('ToolExecutor', () => {
     expect(context?.work_dir).toBe('/other');
   });
 
+  it('counts only the tool’s own time, from when the hooks let it through (on_running), C13', async () => {
+    const executor = setup([echo as Tool<never>], {
+      hooks: {
+        // a person taking 300 ms to approve
+        before_tool_call: () => new Promise((resolve) => setTimeout(() => resolve(undefined), 300)),
+      },
+    });
+    const events: string[] = [];
+    const result = await executor.execute(
+      'echo',
+      { text: 'x' },
+      { on_running: () => events.push('running') },
+    );
+    expect(result.ok).toBe(true);
+    expect(events).toEqual(['running']);
+    expect(result.duration_ms).toBeLessThan(250);
+    // a blocked call never reports running
+    const blocked = setup([echo as Tool<never>], {
+      hooks: { before_tool_call: () => ({ block: 'no' }) },
+    });
+    const none: string[] = [];
+    await blocked.execute('echo', { text: 'x' }, { on_running: () => none.push('running') });
+    expect(none).toEqual([]);
+  });
+
   it('clamps long output keeping head and tail, marking the cut', async () => {
     const long: Tool<Record<string, never>> = {
       name: 'long',

@@ -95,7 +95,9 @@ type Settled =
  * - the tool sees one signal that fires on the run's abort or on the timeout, whichever is first;
  *   once it fires the executor waits at most `settle_ms` for the tool to stop, then reports;
  * - `output` is clamped to `max_output_chars` (head and tail kept, the cut marked, `truncated` set);
- * - `duration_ms` is always set.
+ * - `duration_ms` is always set; for a call that ran, it is the tool's own time from the moment
+ *   the hooks (an approval included) let it through, which is also when `context.on_running` is
+ *   called.
  */
 export class ToolExecutor implements ToolRunner {
   readonly registry: ToolRegistry;
@@ -228,9 +230,17 @@ export class ToolExecutor implements ToolRunner {
     // a hook sees the context and could swap the sandbox: the executor's own one always runs
     run_context.sandbox = this.sandbox;
     const timeout_ms = positive(tool.timeout_ms, this.default_timeout_ms);
+    // the checks passed (an approval included): the tool's own time starts now, so a duration
+    // never counts the time a person took to answer
+    const running = performance.now();
+    try {
+      context.on_running?.();
+    } catch {
+      // a listener's failure must not stop the call
+    }
     let result = this.#finish(
       await this.#run(tool, call_args, run_context, stop, timeout_ms),
-      started,
+      running,
     );
     for (const hook of this.#hooks) {
       if (hook.after_tool_call === undefined) continue;
@@ -238,7 +248,7 @@ export class ToolExecutor implements ToolRunner {
         const answer = hook.after_tool_call(name, call_args, result, run_context);
         const replaced = is_promise(answer) ? await answer : answer;
         if (replaced !== undefined && replaced !== null && typeof replaced === 'object') {
-          result = this.#finish(replaced, started);
+          result = this.#finish(replaced, running);
         }
       } catch {
         // an observer's failure must not change what the model is told

@@ -42,6 +42,7 @@ export {
   type ToolHandlerResult,
 } from './recording_tool_runner.js';
 export { type RenderContext, type RenderedResponse, sse_event } from './render.js';
+export { type Requirement, require_or_skip } from './requirement.js';
 export type {
   CutFault,
   FakeReply,

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Agent } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
-import { type AskLine, cli_approval } from '../approval.js';
+import { cli_approval } from '../approval.js';
 import {
   AGENT_OPTIONS,
   CONTINUE_OPTIONS,
@@ -60,41 +60,16 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
   let history = start.history;
   let failed = false;
   let interrupted = false;
-  let asking = false;
   lines.on('SIGINT', () => {
-    if (asking) {
-      // Ctrl+C at a permission question aborts the run, as it does while the answer streams
-      process.kill(process.pid, 'SIGINT');
-      return;
-    }
     interrupted = true;
     lines.close();
   });
-  // a permission question goes through the chat's own readline, so its answer is not a message
-  const ask: AskLine = (prompt, signal) =>
-    new Promise((resolve) => {
-      let done = false;
-      const finish = (answer: string | null) => {
-        if (done) return;
-        done = true;
-        asking = false;
-        signal.removeEventListener('abort', on_abort);
-        lines.pause();
-        set_raw_mode(stdin, false);
-        resolve(answer);
-      };
-      const on_abort = () => finish(null);
-      asking = true;
-      set_raw_mode(stdin, true);
-      signal.addEventListener('abort', on_abort, { once: true });
-      lines.question(prompt, (answer) => finish(answer));
-    });
+
   const approval = await cli_approval(
     context,
     start.approval_flags ?? {},
     start.agent.config,
     'chat',
-    interactive ? ask : undefined,
   );
   if (interactive) {
     const session = start.session ? `; session ${start.session.id}` : '';

@@ -42,6 +42,13 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
         args: parsed_args(event.call.arguments, event.args),
       });
       return;
+    case 'tool_call_running':
+      sink.publish('tool.running', {
+        turn_id,
+        tool_call_id: event.call.id,
+        name: event.call.name,
+      });
+      return;
     case 'tool_call_end': {
       const { result } = event;
       const sandboxed = (result as { sandboxed?: unknown }).sandboxed;

@@ -6,6 +6,7 @@ import {
   TITLE_LIMIT,
 } from '@lich/session';
 import type { Agent } from '../agent.js';
+import { call_preview } from '../permissions/call_preview.js';
 import { PERMISSION_GATE_FIELD } from '../permissions/permission_gate.js';
 import type { PermissionRequests } from '../permissions/permission_requests.js';
 import { session_permission_gate } from '../permissions/session_permission_gate.js';
@@ -112,6 +113,7 @@ export class LiveSessions {
           remembered: agent.remembered_answers(live.handle),
           handle: live.handle,
           on_warning: warn,
+          preview: call_preview(agent.registry, agent.config.work_dir),
         }),
       }),
       ...(options.history_limit === undefined ? {} : { history_limit: options.history_limit }),

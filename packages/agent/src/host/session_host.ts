@@ -247,7 +247,7 @@ class Host implements SessionHost {
   async respond_permission(
     request_id: string,
     option: PermissionOption,
-    options: { persist?: boolean } = {},
+    options: { persist?: boolean; note?: string } = {},
   ): Promise<boolean> {
     if (!PERMISSION_OPTIONS.includes(option)) {
       throw new SessionHostError(
@@ -255,7 +255,13 @@ class Host implements SessionHost {
         `option must be one of ${PERMISSION_OPTIONS.join(', ')}, got '${String(option)}'`,
       );
     }
-    return this.#requests.respond(request_id, option, options.persist === true);
+    if (options.note !== undefined && typeof options.note !== 'string') {
+      throw new SessionHostError('invalid_argument', 'note must be a string');
+    }
+    return this.#requests.respond(request_id, option, {
+      persist: options.persist === true,
+      ...(options.note === undefined ? {} : { note: options.note }),
+    });
   }
 
   async set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void> {

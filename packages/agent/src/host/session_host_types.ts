@@ -5,7 +5,7 @@
  * Types only: the implementation is `create_session_host` (session_host.ts). A surface depends on
  * this interface, never on the class, so tests can stand a fake in for it.
  */
-import type { AssistantMessage, Message, Usage } from '@lich/core';
+import type { AssistantMessage, Message, ToolPreview, Usage } from '@lich/core';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
 export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
@@ -84,12 +84,18 @@ export interface HostEventPayloads {
   'reasoning.delta': TurnScoped & { text: string };
   /** A steering message was taken into the run before the next model call. */
   'message.steered': TurnScoped & { text: string };
+  /**
+   * The model asked for a tool call. It may still wait for approval (`permission.request`); it
+   * runs from `tool.running` on.
+   */
   'tool.start': TurnScoped & {
     tool_call_id: string;
     name: string;
     /** The parsed arguments (the raw JSON text when they did not parse). */
     args: unknown;
   };
+  /** The call passed its checks (an approval included) and now runs. */
+  'tool.running': TurnScoped & { tool_call_id: string; name: string };
   'tool.end': TurnScoped & {
     tool_call_id: string;
     name: string;
@@ -109,6 +115,8 @@ export interface HostEventPayloads {
     args: unknown;
     /** One line for a person: `terminal: git push`, `write_file: docs/a.md`. */
     title: string;
+    /** What the call would do: the diff of an edit, a new file's first lines, the command. */
+    preview?: ToolPreview;
     options: readonly PermissionOption[];
   };
   /** A request was answered (or cancelled by an abort, which counts as a rejection). */
@@ -158,6 +166,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'reasoning.delta',
   'message.steered',
   'tool.start',
+  'tool.running',
   'tool.end',
   'permission.request',
   'permission.resolved',
@@ -296,12 +305,13 @@ export interface SessionHost {
   ): Promise<Subscription>;
   /**
    * Answers a pending `permission.request`. `persist: true` with `allow_always` also writes the
-   * rule to the project config. Resolves false when the request is unknown or already answered.
+   * rule to the project config; `note` with a rejection goes to the model with the refusal.
+   * Resolves false when the request is unknown or already answered.
    */
   respond_permission(
     request_id: string,
     option: PermissionOption,
-    options?: { persist?: boolean },
+    options?: { persist?: boolean; note?: string },
   ): Promise<boolean>;
   set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void>;
   /** Switches the session's model: `model` or `provider/model`. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ToolPreview } from '@lich/core';
 import type { ToolHooks } from '@lich/tools';
 import {
   type ApprovalMode,
@@ -16,6 +17,8 @@ export interface PermissionRequest {
   args: unknown;
   /** One line for a person: `terminal: git push`. */
   title: string;
+  /** What the call would do (the diff of an edit, a new file's first lines, the command). */
+  preview?: ToolPreview;
   options: readonly PermissionOption[];
 }
 
@@ -24,6 +27,8 @@ export interface PermissionAnswer {
   option: PermissionOption | 'cancelled';
   /** With `allow_always` / `reject_always`: also write the rule to the project config. */
   persist?: boolean;
+  /** With a rejection: the person's words, passed to the model with the refusal. */
+  note?: string;
 }
 
 /**
@@ -44,6 +49,8 @@ export interface PermissionDecision {
   source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver';
   rule?: string;
   option?: string;
+  /** The person's words with a rejection. */
+  note?: string;
 }
 
 /** What a gate is made of. */
@@ -59,6 +66,8 @@ export interface PermissionGateOptions {
   on_decision?: (decision: PermissionDecision) => void;
   /** Writes a remembered rule to the project config (when the person asked to persist it). */
   persist?: (effect: 'allow' | 'deny', rule: string) => Promise<void>;
+  /** What a call would do, shown with the question (see `call_preview`). */
+  preview?: (tool: string, args: unknown, signal: AbortSignal) => Promise<ToolPreview | undefined>;
   /** Hears a rule that could not be persisted. */
   on_warning?: (text: string) => void;
 }
@@ -142,17 +151,20 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         };
       }
       const signal = context.signal ?? new AbortController().signal;
+      const preview = await options.preview?.(tool, args, signal).catch(() => undefined);
       const request: PermissionRequest = {
         request_id: `perm_${randomUUID()}`,
         tool_call_id: context.tool_call_id ?? '',
         tool,
         args,
         title,
+        ...(preview === undefined ? {} : { preview }),
         options: PERMISSION_OPTIONS,
       };
       let answer: PermissionAnswer;
       try {
-        answer = await approver(request, signal);
+        // the run may have stopped while the preview was made
+        answer = signal.aborted ? { option: 'cancelled' } : await approver(request, signal);
       } catch {
         answer = { option: 'reject_once' };
       }
@@ -170,20 +182,26 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
           });
         }
       }
+      const note = allowed ? '' : (answer.note?.trim() ?? '');
       decide({
         ...base,
         decision: allowed ? 'allow' : 'deny',
         source: 'approver',
         option,
         ...rule,
+        ...(note === '' ? {} : { note }),
       });
       if (allowed) return { ok: true };
+      const always =
+        option === 'reject_always' ? ' (and every such call for the rest of this session)' : '';
       return {
         ok: false,
         reason:
           option === 'cancelled'
             ? `${title} was not run: the run was stopped while it waited for approval.`
-            : `The user declined ${title}${option === 'reject_always' ? ' (and every such call for the rest of this session)' : ''}. Do not retry it; ask the user what to do instead.`,
+            : note !== ''
+              ? `The user declined ${title}${always} and said: ${note}`
+              : `The user declined ${title}${always}. Do not retry it; ask the user what to do instead.`,
       };
     },
   };

@@ -66,6 +66,7 @@ export class PermissionRequests {
         tool: request.tool,
         args: request.args,
         title: request.title,
+        ...(request.preview === undefined ? {} : { preview: request.preview }),
         options: request.options,
       });
       if (signal.aborted) {
@@ -78,10 +79,19 @@ export class PermissionRequests {
   }
 
   /** Answers request `request_id`; false when it is unknown or already answered. */
-  respond(request_id: string, option: PermissionOption, persist: boolean): boolean {
+  respond(
+    request_id: string,
+    option: PermissionOption,
+    answer: { persist?: boolean; note?: string } = {},
+  ): boolean {
     const pending = this.#pending.get(request_id);
     if (pending === undefined) return false;
-    pending.finish({ option, ...(persist ? { persist: true } : {}) });
+    const note = answer.note?.trim() ?? '';
+    pending.finish({
+      option,
+      ...(answer.persist === true ? { persist: true } : {}),
+      ...(note === '' ? {} : { note: note.slice(0, 4_000) }),
+    });
     return true;
   }
 

@@ -5,6 +5,7 @@ import {
   create_permission_gate,
   type PermissionDecision,
   type PermissionGate,
+  type PermissionGateOptions,
 } from './permission_gate.js';
 import type { PermissionPolicy, RememberedAnswers } from './permission_policy.js';
 import { persist_permission_rule } from './persist_permission_rule.js';
@@ -20,6 +21,8 @@ export interface SessionGateOptions {
   on_warning: (text: string) => void;
   /** Hears each decision besides the record. */
   on_decision?: (decision: PermissionDecision) => void;
+  /** What a call would do, shown with the question (`call_preview`). */
+  preview?: PermissionGateOptions['preview'];
 }
 
 /**
@@ -35,6 +38,7 @@ export function session_permission_gate(options: SessionGateOptions): Permission
     remembered: options.remembered,
     approver: options.approver,
     on_warning: options.on_warning,
+    ...(options.preview === undefined ? {} : { preview: options.preview }),
     persist: (effect, rule) => persist_permission_rule(options.policy.work_dir, effect, rule),
     on_decision: (decision) => {
       options.on_decision?.(decision);

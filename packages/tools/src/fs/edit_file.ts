@@ -1,6 +1,7 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { apply_exact_edit, unified_diff } from './exact_edit.js';
+import { preview_file_change } from './file_preview.js';
 import { require_in_work_dir } from './guard.js';
 import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, decode_utf8_exact, looks_binary } from './text.js';
@@ -42,43 +43,57 @@ export const edit_file_tool: Tool<EditFileArgs> = {
     'occur exactly once, unless replace_all is true. Returns a unified diff of the change.',
   parameters,
   async execute(args, context): Promise<ToolOutput> {
-    const refuse = (output: string): ToolOutput => ({ ok: false, output });
-    if (args.old_text === '') return refuse('old_text is empty; to create a file use write_file.');
-    if (args.old_text === args.new_text) return refuse('old_text and new_text are the same.');
-    // refuse a protected path before reading anything
-    await require_in_work_dir(context.work_dir, args.path, { for_write: true });
-    const { handle, size, guarded } = await open_in_work_dir(context.work_dir, args.path);
-    let bytes: Buffer;
-    try {
-      if (size > EDIT_FILE_MAX_BYTES) {
-        return refuse(
-          `'${args.path}' is ${size} bytes; edit_file edits files up to ${EDIT_FILE_MAX_BYTES} bytes. Nothing was written.`,
-        );
-      }
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close().catch(() => {});
-    }
-    if (looks_binary(bytes.subarray(0, BINARY_SAMPLE_BYTES)) || bytes.includes(0)) {
-      return refuse(
-        `'${args.path}' is a binary file; edit_file edits text only. Nothing was written.`,
-      );
-    }
-    const before = decode_utf8_exact(bytes);
-    if (before === undefined) {
-      return refuse(
-        `'${args.path}' is not valid UTF-8 text, so it cannot be rewritten exactly. Nothing was written.`,
-      );
-    }
-
-    const edit = apply_exact_edit(before, args);
-    if (!edit.ok) return refuse(edit.message);
-    const { after, count } = edit;
+    const planned = await plan_edit(args, context.work_dir);
+    if (!planned.ok) return { ok: false, output: planned.message };
+    const { before, after, count, relative } = planned;
     // made before writing, so a failure to load the diff module leaves the file as it was
-    const body = await unified_diff(guarded.relative, before, after);
+    const body = await unified_diff(relative, before, after);
     context.signal.throwIfAborted();
     await write_file_atomic(context.work_dir, args.path, after, { signal: context.signal });
-    const name = guarded.relative;
-    return `Edited ${name}: ${count} replacement${count === 1 ? '' : 's'}.\n${body}`;
+    return `Edited ${relative}: ${count} replacement${count === 1 ? '' : 's'}.\n${body}`;
+  },
+  async preview(args, context) {
+    const planned = await plan_edit(args, context.work_dir);
+    if (!planned.ok) return undefined;
+    return preview_file_change(planned.relative, planned.before, planned.after);
   },
 };
+
+type PlannedEdit =
+  | { ok: true; before: string; after: string; count: number; relative: string }
+  | { ok: false; message: string };
+
+/** Reads the file and applies the edit in memory: what `execute` would write, or why not. */
+async function plan_edit(args: EditFileArgs, work_dir: string): Promise<PlannedEdit> {
+  const refuse = (message: string): PlannedEdit => ({ ok: false, message });
+  if (args.old_text === '') return refuse('old_text is empty; to create a file use write_file.');
+  if (args.old_text === args.new_text) return refuse('old_text and new_text are the same.');
+  // refuse a protected path before reading anything
+  await require_in_work_dir(work_dir, args.path, { for_write: true });
+  const { handle, size, guarded } = await open_in_work_dir(work_dir, args.path);
+  let bytes: Buffer;
+  try {
+    if (size > EDIT_FILE_MAX_BYTES) {
+      return refuse(
+        `'${args.path}' is ${size} bytes; edit_file edits files up to ${EDIT_FILE_MAX_BYTES} bytes. Nothing was written.`,
+      );
+    }
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close().catch(() => {});
+  }
+  if (looks_binary(bytes.subarray(0, BINARY_SAMPLE_BYTES)) || bytes.includes(0)) {
+    return refuse(
+      `'${args.path}' is a binary file; edit_file edits text only. Nothing was written.`,
+    );
+  }
+  const before = decode_utf8_exact(bytes);
+  if (before === undefined) {
+    return refuse(
+      `'${args.path}' is not valid UTF-8 text, so it cannot be rewritten exactly. Nothing was written.`,
+    );
+  }
+  const edit = apply_exact_edit(before, args);
+  if (!edit.ok) return refuse(edit.message);
+  return { ok: true, before, after: edit.after, count: edit.count, relative: guarded.relative };
+}

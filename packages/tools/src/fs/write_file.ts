@@ -1,6 +1,21 @@
-import type { Tool, ToolOutput } from '@lich/core';
+import type { Tool, ToolOutput, ToolPreview } from '@lich/core';
 import { z } from 'zod';
-import { write_file_atomic } from './safe_fs.js';
+import { preview_file_change } from './file_preview.js';
+import { require_in_work_dir } from './guard.js';
+import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
+import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
+
+/** Above this size an existing file is shown as replaced, without a diff. */
+const PREVIEW_MAX_BYTES = 1024 * 1024;
+
+function replaced_preview(path: string, content: string, size: number): ToolPreview {
+  return {
+    kind: 'text',
+    path,
+    text: `replaces ${path} (${size} bytes) with ${Buffer.byteLength(content)} bytes`,
+    summary: 'replaces a large or binary file',
+  };
+}
 
 const parameters = z
   .object({
@@ -33,6 +48,24 @@ export const write_file_tool: Tool<WriteFileArgs> = {
     const lines = count_lines(args.content);
     const verb = result.created ? 'Created' : 'Replaced';
     return `${verb} ${result.relative} (${result.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`;
+  },
+  async preview(args, context) {
+    const guarded = await require_in_work_dir(context.work_dir, args.path, { for_write: true });
+    if (!guarded.exists) return preview_file_change(guarded.relative, null, args.content);
+    const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
+    let before: string;
+    try {
+      // a big or binary file is shown as replaced, without a diff
+      if (size > PREVIEW_MAX_BYTES) return replaced_preview(guarded.relative, args.content, size);
+      const bytes = await handle.readFile();
+      if (looks_binary(bytes.subarray(0, BINARY_SAMPLE_BYTES))) {
+        return replaced_preview(guarded.relative, args.content, size);
+      }
+      before = bytes.toString('utf8');
+    } finally {
+      await handle.close().catch(() => {});
+    }
+    return preview_file_change(guarded.relative, before, args.content);
   },
 };
 

@@ -184,4 +184,7 @@ export const terminal_tool: Tool<TerminalArgs> = {
     if (ok) return { ok: true, output, sandbox: outcome.sandbox };
     return { ok: false, output, error: ending.slice(1, -1), sandbox: outcome.sandbox };
   },
+  async preview(args) {
+    return { kind: 'command', text: args.command };
+  },
 };

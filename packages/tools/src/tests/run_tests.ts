@@ -173,4 +173,9 @@ export const run_tests_tool: Tool<RunTestsArgs> = {
       ? { ok: true, output: report.output, ...sandbox }
       : { ok: false, output: report.output, error: report.error, ...sandbox };
   },
+  async preview(args, context) {
+    if (args.command !== undefined) return { kind: 'command', text: args.command };
+    const detected = await detect_test_command(context.work_dir);
+    return detected === undefined ? undefined : { kind: 'command', text: detected.command };
+  },
 };
