@@ -72,7 +72,12 @@ interface LiveSession {
   waiters: Map<string, (end: TurnEnd) => void>;
   /** Permission requests sent to the client and not yet answered. */
   asking: Map<string, AbortController>;
+  /** Tool calls the editor was told of (their `tool_call` sent), and who waits for that. */
+  announced: Map<string, { sent: boolean; wake: (() => void)[] }>;
 }
+
+/** How long a client request of a tool call waits for the call's announcement at most. */
+const ANNOUNCE_WAIT_MS = 2_000;
 
 function error_text(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -144,6 +149,7 @@ export class AcpAgent implements AcpAgentHandlers {
       peer: this.#peer,
       capabilities: this.#capabilities,
       client_terminal: this.#options.client_terminal === true,
+      announced: (session_id, tool_call_id) => this.#announced(session_id, tool_call_id),
       on_terminal: (session_id, tool_call_id, terminal_id) => {
         this.#sessions.get(session_id)?.mapper.note_terminal(tool_call_id);
         return this.#enqueue_update(session_id, {
@@ -206,6 +212,7 @@ export class AcpAgent implements AcpAgentHandlers {
       finished: new Map(),
       waiters: new Map(),
       asking: new Map(),
+      announced: new Map(),
     };
     this.#sessions.set(session.id, session);
     try {
@@ -231,6 +238,43 @@ export class AcpAgent implements AcpAgentHandlers {
     } catch (error) {
       this.#log(`session/update for ${session.id} not delivered: ${error_text(error)}`);
     }
+    if (update.sessionUpdate === 'tool_call') this.#mark_announced(session, update.toolCallId);
+    else if (
+      update.sessionUpdate === 'tool_call_update' &&
+      (update.status === 'completed' || update.status === 'failed')
+    ) {
+      session.announced.delete(update.toolCallId);
+    }
+  }
+
+  #mark_announced(session: LiveSession, tool_call_id: string): void {
+    const entry = session.announced.get(tool_call_id);
+    if (entry === undefined) {
+      session.announced.set(tool_call_id, { sent: true, wake: [] });
+      return;
+    }
+    entry.sent = true;
+    for (const wake of entry.wake.splice(0)) wake();
+  }
+
+  /** Resolves once `tool_call_id`'s `tool_call` went to the editor (or after a short wait). */
+  #announced(session_id: string, tool_call_id: string): Promise<void> {
+    const session = this.#sessions.get(session_id);
+    if (session === undefined) return Promise.resolve();
+    let entry = session.announced.get(tool_call_id);
+    if (entry?.sent === true) return Promise.resolve();
+    if (entry === undefined) {
+      entry = { sent: false, wake: [] };
+      session.announced.set(tool_call_id, entry);
+    }
+    const waiting = entry;
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ANNOUNCE_WAIT_MS);
+      waiting.wake.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Sends `update` after every update already queued for the session. */
@@ -285,7 +329,7 @@ export class AcpAgent implements AcpAgentHandlers {
     let answer: PermissionOption = 'reject_once';
     try {
       const response = await this.#peer.request_permission(
-        permission_request(session.id, request, display),
+        permission_request(session.id, request, display, session.work_dir),
         controller.signal,
       );
       answer = permission_answer(response, request.options);

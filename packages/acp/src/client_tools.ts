@@ -26,6 +26,11 @@ export interface ClientToolsOptions {
   client_terminal?: boolean;
   /** Tells the editor which terminal shows a tool call's output. */
   on_terminal?: (session_id: string, tool_call_id: string, terminal_id: string) => Promise<void>;
+  /**
+   * Resolves once the editor was told of the tool call (its `tool_call` update was sent), so a
+   * request the call makes of the client always comes after the call it belongs to.
+   */
+  announced?: (session_id: string, tool_call_id: string) => Promise<void>;
 }
 
 /** Bytes of terminal output the client keeps for one command. */
@@ -70,6 +75,7 @@ function session_of(context: ToolRunContext): string | undefined {
 function replace<Args>(
   name: string,
   through_client: (args: Args, context: ToolRunContext, session_id: string) => Promise<ToolOutput>,
+  announced?: ClientToolsOptions['announced'],
 ): Tool<Args> {
   const original = builtin<Args>(name);
   return {
@@ -77,6 +83,9 @@ function replace<Args>(
     async execute(args, context) {
       const session_id = session_of(context);
       if (session_id === undefined) return original.execute(args, context);
+      if (announced !== undefined && typeof context.tool_call_id === 'string') {
+        await announced(session_id, context.tool_call_id);
+      }
       return through_client(args, context, session_id);
     },
   };
@@ -253,32 +262,44 @@ async function terminal_through(
  * A client error fails the call (`ok: false`), never the run.
  */
 export function client_tools(options: ClientToolsOptions): Tool<never>[] {
-  const { peer, capabilities } = options;
+  const { peer, capabilities, announced } = options;
   const can_read = capabilities.fs?.readTextFile === true;
   const can_write = capabilities.fs?.writeTextFile === true;
   const tools: Tool<never>[] = [];
   const add = <Args>(tool: Tool<Args>) => tools.push(tool as unknown as Tool<never>);
   if (can_read) {
     add(
-      replace<ReadArgs>('read_file', (args, context, id) => read_through(peer, args, context, id)),
+      replace<ReadArgs>(
+        'read_file',
+        (args, context, id) => read_through(peer, args, context, id),
+        announced,
+      ),
     );
   }
   if (can_write) {
     add(
-      replace<WriteArgs>('write_file', (args, context, id) =>
-        write_through(peer, args, context, id),
+      replace<WriteArgs>(
+        'write_file',
+        (args, context, id) => write_through(peer, args, context, id),
+        announced,
       ),
     );
   }
   if (can_read && can_write) {
     add(
-      replace<EditArgs>('edit_file', (args, context, id) => edit_through(peer, args, context, id)),
+      replace<EditArgs>(
+        'edit_file',
+        (args, context, id) => edit_through(peer, args, context, id),
+        announced,
+      ),
     );
   }
   if (capabilities.terminal === true && options.client_terminal === true) {
     add(
-      replace<TerminalArgs>('terminal', (args, context, id) =>
-        terminal_through(options, args, context, id),
+      replace<TerminalArgs>(
+        'terminal',
+        (args, context, id) => terminal_through(options, args, context, id),
+        announced,
       ),
     );
   }

@@ -1,10 +1,12 @@
 import type { HostEventPayloads, PermissionOption } from '@lich/agent';
+import type { ToolPreview } from '@lich/core';
 import type {
   AcpPermissionOption,
   RequestPermissionRequest,
   RequestPermissionResponse,
+  ToolCallContent,
 } from './acp_sdk.js';
-import type { ToolDisplay } from './tool_display.js';
+import { absolute_path, type ToolDisplay } from './tool_display.js';
 
 /** The label the editor shows for each answer. */
 export const PERMISSION_LABELS: Readonly<Record<PermissionOption, string>> = {
@@ -23,6 +25,7 @@ export function permission_request(
   session_id: string,
   request: HostEventPayloads['permission.request'],
   display: ToolDisplay,
+  work_dir?: string,
 ): RequestPermissionRequest {
   const options: AcpPermissionOption[] = request.options.map((option) => ({
     optionId: option,
@@ -37,11 +40,36 @@ export function permission_request(
       kind: display.kind,
       status: 'pending',
       locations: display.locations,
-      content: display.content,
+      content: preview_content(request.preview, display, work_dir),
       rawInput: request.args,
     },
     options,
   };
+}
+
+/**
+ * What the editor shows with the question: the whole file before and after when the host sent
+ * them (a diff the editor can lay out), the command line of a command, else what the arguments
+ * say (`display`).
+ */
+function preview_content(
+  preview: ToolPreview | undefined,
+  display: ToolDisplay,
+  work_dir: string | undefined,
+): ToolCallContent[] {
+  if (preview === undefined) return display.content;
+  if (preview.new_text !== undefined && preview.path !== undefined && work_dir !== undefined) {
+    return [
+      {
+        type: 'diff',
+        path: absolute_path(work_dir, preview.path),
+        oldText: preview.old_text ?? null,
+        newText: preview.new_text,
+      },
+    ];
+  }
+  if (display.content.length > 0) return display.content;
+  return [{ type: 'content', content: { type: 'text', text: preview.text } }];
 }
 
 /**

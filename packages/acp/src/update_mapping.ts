@@ -96,7 +96,8 @@ export class SessionUpdateMapper {
             toolCallId: tool_call_id,
             title: display.title,
             kind: display.kind,
-            status: 'in_progress',
+            // it may wait for approval: in_progress comes with tool.running
+            status: 'pending',
             locations: display.locations,
             content: display.content,
             rawInput: args,
@@ -108,6 +109,14 @@ export class SessionUpdateMapper {
         }
         return updates;
       }
+      case 'tool.running':
+        return [
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: event.payload.tool_call_id,
+            status: 'in_progress',
+          },
+        ];
       case 'tool.end': {
         const { tool_call_id, name, ok, output, error } = event.payload;
         const display = this.#tools.get(tool_call_id);

@@ -33,6 +33,11 @@ export interface TestClient {
   fs_calls: { method: string; path: string; content?: string }[];
   /** Every `terminal/*` request received: the method and the command (for create). */
   terminal_calls: string[];
+  /**
+   * What arrived, in arrival order: `tool_call <id> <status>`, `tool_call_update <id> <status>`,
+   * `fs/read <path>`, `fs/write <path>`, `terminal/create`.
+   */
+  wire: string[];
   /** The updates of one session, in order. */
   updates_of(session_id: string): acp.SessionUpdate[];
   /** Resolves once an update matching `test` arrived (checks those already here first). */
@@ -59,6 +64,7 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
   const permission_requests: acp.RequestPermissionRequest[] = [];
   const fs_calls: TestClient['fs_calls'] = [];
   const terminal_calls: string[] = [];
+  const wire: string[] = [];
   const terminals = new Map<string, TestTerminal>();
   const terminal = (id: string): TestTerminal => {
     const found = terminals.get(id);
@@ -70,6 +76,10 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
     .client({ name: 'lich-test-client' })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
+      const { update } = params;
+      if (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') {
+        wire.push(`${update.sessionUpdate} ${update.toolCallId} ${update.status ?? '-'}`);
+      }
       for (const wake of waiting) wake();
     })
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
@@ -78,6 +88,7 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
     })
     .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
       fs_calls.push({ method: 'read', path: params.path });
+      wire.push(`fs/read ${params.path}`);
       const text = behaviour.files?.get(params.path);
       if (text === undefined) throw acp.RequestError.resourceNotFound(params.path);
       if (params.line == null && params.limit == null) return { content: text };
@@ -88,12 +99,14 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
     })
     .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
       fs_calls.push({ method: 'write', path: params.path, content: params.content });
+      wire.push(`fs/write ${params.path}`);
       behaviour.files?.set(params.path, params.content);
       return {};
     });
   app
     .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
       terminal_calls.push(`create ${params.command} ${(params.args ?? []).join(' ')}`);
+      wire.push('terminal/create');
       const child = spawn(params.command, params.args ?? [], {
         cwd: params.cwd ?? undefined,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -149,6 +162,7 @@ export function connect_client(stream: acp.Stream, behaviour: ClientBehaviour = 
     permission_requests,
     fs_calls,
     terminal_calls,
+    wire,
     updates_of: (session_id) =>
       updates.filter((entry) => entry.sessionId === session_id).map((entry) => entry.update),
     wait_for_update(test, timeout_ms = 10_000) {

@@ -136,7 +136,7 @@ describe('a prompt turn', () => {
       toolCallId: 'call_1',
       title: 'Edit src/a.ts',
       kind: 'edit',
-      status: 'in_progress',
+      status: 'pending',
       locations: [{ path: abs }],
       content: [{ type: 'diff', path: abs, oldText: 'one', newText: 'two' }],
       rawInput: { path: 'src/a.ts', old_text: 'one', new_text: 'two' },

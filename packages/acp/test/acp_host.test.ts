@@ -140,7 +140,14 @@ describe('lich acp on the real host, in process', () => {
       kind: 'read',
       locations: [{ path: join(temp.path, 'notes.txt') }],
     });
-    const done = updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    // announced pending, then in progress once it runs, then completed (S4)
+    const statuses = updates
+      .filter((update) => 'toolCallId' in update && update.toolCallId === 'call_read')
+      .map((update) => ('status' in update ? update.status : undefined));
+    expect(statuses).toEqual(['pending', 'in_progress', 'completed']);
+    const done = updates.find(
+      (update) => update.sessionUpdate === 'tool_call_update' && update.status === 'completed',
+    );
     expect(done).toMatchObject({ toolCallId: 'call_read', status: 'completed' });
     expect(JSON.stringify(done)).toContain('the owl flies at midnight');
     expect(updates.map((update) => update.sessionUpdate)).toContain('usage_update');
@@ -239,7 +246,9 @@ describe('lich acp on the real host, in process', () => {
       .updates_of(session_id)
       .find(
         (update) =>
-          update.sessionUpdate === 'tool_call_update' && update.toolCallId === 'call_echo',
+          update.sessionUpdate === 'tool_call_update' &&
+          update.toolCallId === 'call_echo' &&
+          update.status === 'completed',
       );
     expect(done).toMatchObject({ status: 'completed' });
     expect(JSON.stringify(done)).toContain('Echo: hello from acp');
@@ -278,6 +287,16 @@ describe('lich acp on the real host, in process', () => {
       { method: 'write', path: draft, content: '# Draft\n' },
     ]);
     expect(files.get(draft)).toBe('# Draft\n');
+    // each call is announced (pending) before the request it makes of the editor (S4)
+    const pairs: [string, string][] = [
+      ['call_read', `fs/read ${notes}`],
+      ['call_write', `fs/write ${draft}`],
+    ];
+    for (const [id, request] of pairs) {
+      const announced = client.wire.indexOf(`tool_call ${id} pending`);
+      expect(announced, client.wire.join('\n')).toBeGreaterThanOrEqual(0);
+      expect(client.wire.indexOf(request)).toBeGreaterThan(announced);
+    }
     // the disk is untouched: the write went to the editor
     await expect(readFile(draft, 'utf8')).rejects.toThrow();
     const second_request = JSON.stringify(model.requests[1]?.body);
@@ -315,6 +334,9 @@ describe('lich acp on the real host, in process', () => {
     });
     expect(response.stopReason).toBe('end_turn');
     expect(client.terminal_calls[0]).toBe('create bash -c exec 2>&1; echo from-the-editor; pwd');
+    expect(client.wire.indexOf('terminal/create')).toBeGreaterThan(
+      client.wire.indexOf('tool_call call_sh pending'),
+    );
     expect(client.terminal_calls).toContain('release');
     const updates = client.updates_of(session_id);
     expect(updates).toContainEqual({
@@ -373,7 +395,15 @@ describe('lich acp on the real host, in process', () => {
         kind: 'edit',
         status: 'pending',
         locations: [{ path }],
-        content: [{ type: 'diff', path, oldText: 'midnight', newText: 'dawn' }],
+        // the whole file before and after, as the host previewed the edit (C3)
+        content: [
+          {
+            type: 'diff',
+            path,
+            oldText: 'the owl flies at midnight\n',
+            newText: 'the owl flies at dawn\n',
+          },
+        ],
       });
       expect(request?.options.map((option) => option.kind)).toEqual([
         'allow_once',
@@ -383,7 +413,10 @@ describe('lich acp on the real host, in process', () => {
       ]);
       const end = client
         .updates_of(session_id)
-        .find((update) => update.sessionUpdate === 'tool_call_update');
+        .find(
+          (update) =>
+            update.sessionUpdate === 'tool_call_update' && update.status !== 'in_progress',
+        );
       expect(end).toMatchObject({ toolCallId: 'call_edit', status: 'completed' });
     });
 

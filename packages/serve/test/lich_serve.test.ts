@@ -348,6 +348,72 @@ describe('lich serve (WebSocket)', () => {
     await permission_round_trip(client);
   });
 
+  it('a permission request shows what it approves, tool.running follows the answer, and a note reaches the model (C3, S6)', async () => {
+    const { url } = await start_server();
+    const file = await read_token_file(join(temp.path, 'run', 'lich', 'serve.json'));
+    const client = await LichClient.connect({
+      transport: ws_transport({ url, token: file?.token ?? '' }),
+      reconnect: false,
+    });
+    clients.push(client);
+    model.enqueue(
+      {
+        tool_calls: [
+          {
+            name: 'edit_file',
+            arguments: { path: 'notes.txt', old_text: 'hello', new_text: 'goodbye' },
+          },
+          { name: 'terminal', arguments: { command: 'echo one && echo two > two.txt' } },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    const { session_id } = await client.request('session.new', { title: 'previews' });
+    client.on_event((event) => {
+      if (event.session_id !== session_id || event.type !== 'permission.request') return;
+      void client.request('permission.respond', {
+        request_id: event.payload.request_id,
+        ...(event.payload.tool === 'edit_file'
+          ? { option: 'allow_once' as const }
+          : { option: 'reject_once' as const, note: 'do not write files from the shell' }),
+      });
+    });
+    await client.subscribe(session_id, { can_approve: true });
+    const done = until_turn_completed(client);
+    await client.prompt(session_id, 'edit and run');
+    const events = (await done).filter((event) => event.session_id === session_id);
+    const asked = events.flatMap((event) =>
+      event.type === 'permission.request' ? [event.payload] : [],
+    );
+    const requests = ['edit_file', 'terminal'].map((tool) =>
+      asked.find((request) => request.tool === tool),
+    );
+    expect(requests[0]?.preview).toMatchObject({
+      kind: 'diff',
+      path: 'notes.txt',
+      summary: '+1 −1',
+      old_text: 'hello from the notes\n',
+      new_text: 'goodbye from the notes\n',
+    });
+    expect(requests[0]?.preview?.text).toContain('-hello from the notes');
+    expect(requests[1]?.preview).toEqual({
+      kind: 'command',
+      text: 'echo one && echo two > two.txt',
+    });
+    // the edit: asked, answered, then running, then ended; the refused command never runs
+    const order = events
+      .filter((event) => 'tool_call_id' in event.payload || event.type.startsWith('permission'))
+      .map((event) => event.type);
+    const first_running = order.indexOf('tool.running');
+    expect(order.indexOf('permission.resolved')).toBeLessThan(first_running);
+    expect(order.indexOf('tool.start')).toBeLessThan(order.indexOf('permission.request'));
+    expect(order.filter((type) => type === 'tool.running')).toHaveLength(1);
+    expect(await readFile(join(work_dir, 'notes.txt'), 'utf8')).toBe('goodbye from the notes\n');
+    await expect(stat(join(work_dir, 'two.txt'))).rejects.toThrow();
+    const told = JSON.stringify(model.requests[1]?.body);
+    expect(told).toContain('and said: do not write files from the shell');
+  });
+
   it('refuses --host 0.0.0.0 without --allow-remote, and --print-token with no server running', async () => {
     const remote = lich(['serve', '--host', '0.0.0.0']);
     let stderr = '';
