@@ -123,6 +123,8 @@ export function to_inbound(
     platform: TELEGRAM_PLATFORM,
     account: String(bot.id),
     chat_id,
+    // a forum topic is its own conversation, and belongs to its group for the access policy
+    ...(chat_id === String(message.chat.id) ? {} : { group_id: String(message.chat.id) }),
     conversation_key: conversation_key_of(TELEGRAM_PLATFORM, chat_id),
     sender: {
       id: String(from.id),

@@ -44,6 +44,7 @@ async function start(
     access?: ConstructorParameters<typeof GatewayBus>[0]['access'];
     pairing?: boolean;
     webhook?: boolean;
+    logs?: string[];
   } = {},
 ) {
   const emulator = await start_emulator();
@@ -69,6 +70,7 @@ async function start(
     ...(dir ? { pairing: new PairingStore({ dir: dir.path }) } : {}),
     store: memory_store(),
     rate_limit: false,
+    ...(options.logs === undefined ? {} : { on_log: (entry) => options.logs?.push(entry.message) }),
   });
   await bus.start();
   await adapter.start(bus);
@@ -121,6 +123,63 @@ describe('the Telegram adapter against the Bot API emulator', () => {
       expect.stringContaining('what is 2+2?'),
     ]);
     expect(bot_messages(emulator).map((message) => String(message.chat_id))).toEqual(['-500']);
+  });
+
+  for (const allowed of [['-100200'], ['-100200', '-100200:77']]) {
+    it(`answers a mention in a forum topic of an allowed group (${allowed.join(', ')}) in that topic (S2)`, async () => {
+      const logs: string[] = [];
+      const { emulator, host } = await start({
+        access: { allow_users: ['1001'], allow_groups: allowed },
+        logs,
+      });
+      const me = (await (await fetch(`${emulator.api_root}/bot${TOKEN}/getMe`)).json()) as {
+        result: { username: string };
+      };
+      const handle = `@${me.result.username}`;
+      const carl = emulator.server.getClient(TOKEN, {
+        userId: 333,
+        chatId: -100200,
+        type: 'supergroup',
+        firstName: 'Carl',
+      });
+      const in_topic = (topic: number, words: string) =>
+        carl.makeMessage(`${handle} ${words}`, {
+          chat: { id: -100200, type: 'supergroup', title: 'forum', is_forum: true },
+          entities: [{ type: 'mention', offset: 0, length: handle.length }],
+          message_thread_id: topic,
+          is_topic_message: true,
+        } as never);
+      await carl.sendMessage(in_topic(77, 'in topic 77'));
+      await until(() => bot_messages(emulator).length === 1, 'the reply in the topic');
+      expect(bot_messages(emulator)[0]).toMatchObject({ message_thread_id: 77 });
+      expect(host.prompts.map((prompt) => prompt.input)).toEqual([
+        expect.stringContaining('in topic 77'),
+      ]);
+      await carl.sendMessage(in_topic(78, 'in topic 78'));
+      if (allowed.length === 1) {
+        // the whole group is allowed: every topic is
+        await until(() => bot_messages(emulator).length === 2, 'the reply in topic 78');
+        expect(bot_messages(emulator)[1]).toMatchObject({ message_thread_id: 78 });
+      } else {
+        // a topic entry narrows the group to its topics, and a drop says so in the log
+        await until(
+          () => logs.some((line) => /dropped by the access policy: group_not_allowed/.test(line)),
+          'the log line of the drop',
+        );
+        expect(bot_messages(emulator)).toHaveLength(1);
+      }
+    });
+  }
+
+  it('refuses a whitespace-only message at the door, and the chat goes on (S1)', async () => {
+    const logs: string[] = [];
+    const { emulator, host } = await start({ logs });
+    const ann = emulator.server.getClient(TOKEN, { userId: 1001, chatId: 1001 });
+    await ann.sendMessage(ann.makeMessage('   '));
+    await ann.sendMessage(ann.makeMessage('real question'));
+    await until(() => bot_messages(emulator).length === 1, 'the answer');
+    expect(host.prompts.map((prompt) => prompt.input)).toEqual(['real question']);
+    expect(logs.some((line) => /empty message from 1001 was refused/.test(line))).toBe(true);
   });
 
   it('gives an unknown user a pairing code, and answers /help locally', async () => {

@@ -283,6 +283,10 @@ export class WebhookAdapter implements GatewayAdapter {
         answer(response, 503, { status: 'closed' }, { 'retry-after': '5' });
         return;
       }
+      if (result.status === 'invalid') {
+        answer(response, 400, { status: 'invalid', error: result.reason, message_id });
+        return;
+      }
       answer(response, 200, { ...result, message_id });
       return;
     }

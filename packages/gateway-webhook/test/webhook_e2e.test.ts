@@ -220,3 +220,44 @@ describe('the lich-gateway-webhook bin', () => {
     expect(stderr()).toMatch(/gateway webhook stopped/);
   }, 30_000);
 });
+
+describe('a message that says nothing never stalls its conversation (S1)', () => {
+  it('the bin answers 400 to an empty or blank text, and the conversation goes on', async () => {
+    const { child, url, stderr } = await start_bin(temp.path);
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    expect(await post_signed(url, KEY, say('hello'))).toMatchObject({
+      status: 200,
+      body: { status: 'answered', reply: 're: hello' },
+    });
+    for (const blank of [' ', '', '\n\t ']) {
+      const refused = await post_signed(url, KEY, say(blank));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ status: 'invalid' });
+    }
+    const after = await post_signed(url, KEY, say('are you there?'));
+    expect(after).toMatchObject({ status: 200, body: { reply: 're: are you there?' } });
+    expect(model.requests).toHaveLength(2);
+    expect(stderr()).toMatch(/empty message from u1 was refused/);
+  }, 30_000);
+
+  it('a message whose run keeps failing is dead-lettered after three tries, and the next is answered', async () => {
+    const gateway = await start_gateway();
+    // a host that cannot take this one message (as a message logged by an older version could be)
+    const prompt = gateway.host.prompt.bind(gateway.host);
+    let tries = 0;
+    gateway.host.prompt = async (session_id, text, options) => {
+      if (text.includes('POISON')) {
+        tries += 1;
+        throw new Error('the session store is out of space');
+      }
+      return prompt(session_id, text, options);
+    };
+    const poison = await post_signed(gateway.url, KEY, say('POISON'));
+    expect(poison).toMatchObject({ status: 200, body: { status: 'failed' } });
+    expect(tries).toBe(3);
+    const next = await post_signed(gateway.url, KEY, say('and now?'));
+    expect(next).toMatchObject({ status: 200, body: { reply: 're: and now?' } });
+  }, 30_000);
+});

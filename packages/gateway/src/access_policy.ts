@@ -145,12 +145,27 @@ export function resolve_access_policy(
 }
 
 /**
+ * Whether a group message's chat is allowed: by `allow_all`, `*`, or its own id; a topic (a
+ * `group_id` set) by its group's id too — unless topics of that group are listed, which narrows
+ * the group to them.
+ */
+function group_allowed(policy: ResolvedAccessPolicy, message: InboundMessage): boolean {
+  const { allow_groups } = policy;
+  if (policy.allow_all || allow_groups.has('*') || allow_groups.has(message.chat_id)) return true;
+  const group = message.group_id;
+  if (group === undefined || group === message.chat_id || !allow_groups.has(group)) return false;
+  const prefix = `${group}:`;
+  for (const entry of allow_groups) if (entry.startsWith(prefix)) return false;
+  return true;
+}
+
+/**
  * Decides whether a message is answered.
  *
  * Contract (in this order):
  * - a message from a bot is ignored, always;
  * - in a group: with `group_policy: 'disabled'` it is ignored; the group must be allowed
- *   (`allow_groups` or `allow_all`); with `mention` (the default) the bot must be mentioned or
+ *   (`allow_groups` or `allow_all`; a forum topic by its group, see `group_allowed`); with `mention` (the default) the bot must be mentioned or
  *   replied to; with `group_senders: 'allowed'` the sender must be in `allow_users`, hold a role
  *   in `allow_roles`, or be paired (else `not_allowed`);
  * - in a DM: `allow_all`, or a sender in `allow_users` (`"*"` matches anyone), is allowed;
@@ -165,9 +180,7 @@ export async function decide_access(
   if (message.sender.is_bot) return { action: 'ignore', reason: 'bot' };
   if (!message.is_direct) {
     if (policy.group_policy === 'disabled') return { action: 'ignore', reason: 'groups_disabled' };
-    const group_allowed =
-      policy.allow_all || policy.allow_groups.has('*') || policy.allow_groups.has(message.chat_id);
-    if (!group_allowed) return { action: 'ignore', reason: 'group_not_allowed' };
+    if (!group_allowed(policy, message)) return { action: 'ignore', reason: 'group_not_allowed' };
     const addressed = message.mentions_bot || message.reply_to?.to_bot === true;
     if (policy.group_policy === 'mention' && !addressed) {
       return { action: 'ignore', reason: 'not_addressed' };

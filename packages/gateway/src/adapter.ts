@@ -18,6 +18,8 @@ export type IngestResult =
   | { status: 'ignored'; reason: IgnoreReason }
   /** An unknown sender under pairing. `notice` is what they were told (null: nothing). */
   | { status: 'pairing'; notice: string | null }
+  /** Refused at the door: it says nothing (no text, no attachment). Never logged nor run. */
+  | { status: 'invalid'; reason: string }
   /** Over the sender's rate limit: dropped. `notice` is "slow down" the first time, then null. */
   | { status: 'rate_limited'; notice: string | null }
   /** The owner's answer to a permission request, taken as such (not a prompt). */

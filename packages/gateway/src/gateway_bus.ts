@@ -1,91 +1,20 @@
-import type { ApprovalMode, SessionHost } from '@lich/agent';
-import {
-  type AccessDecision,
-  type AccessPolicyConfig,
-  decide_access,
-  resolve_access_policy,
-} from './access_policy.js';
-import {
-  type GatewayAdapter,
-  type GatewayIngress,
-  type IngestResult,
-  type Settlement,
-  target_of,
-} from './adapter.js';
+import { type SessionHost, SessionHostError } from '@lich/agent';
+import type { GatewayAdapter, GatewayIngress, IngestResult } from './adapter.js';
 import { ApprovalRouter } from './approval_router.js';
-import { chunk_reply } from './chunk_reply.js';
-import { Deduper } from './dedupe.js';
+import { Delivery } from './delivery.js';
+import type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
+import type { GatewayLogEntry } from './gateway_log.js';
 import { DEFAULT_TEXTS, type GatewayTexts } from './gateway_texts.js';
-import { type InboundMessage, message_key, sender_key } from './inbound_message.js';
+import { InboundGate } from './inbound_gate.js';
+import type { InboundMessage } from './inbound_message.js';
 import { memory_store } from './memory_store.js';
-import type { PairingStore } from './pairing_store.js';
 import { prompt_text } from './prompt_text.js';
-import { type RateLimitOptions, SenderRateLimit } from './rate_limit.js';
 import { Semaphore } from './semaphore.js';
-import { SessionWatch, type TurnEnd } from './session_watch.js';
-import {
-  type Claim,
-  type GatewayStore,
-  type LoggedMessage,
-  type OutboxEntry,
-  outbox_key,
-  type ReplyTarget,
-} from './storage.js';
+import { SessionWatch } from './session_watch.js';
+import type { Claim, GatewayStore, LoggedMessage } from './storage.js';
 
-/** What a message arriving while its conversation runs does. */
-export type ConversationMode = 'queue' | 'steer' | 'collect';
-
-/** One line for the operator's log. */
-export interface GatewayLogEntry {
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  conversation_key?: string;
-}
-
-/** How a bus is made. Every cap has the issue's default. */
-export interface GatewayBusOptions {
-  host: SessionHost;
-  adapter: GatewayAdapter;
-  /** The access policy of the adapter's platform (checked here: a bad one throws). */
-  access: AccessPolicyConfig;
-  /** Needed when the policy pairs (the default with no allowlist). */
-  pairing?: PairingStore;
-  /** Default `memory_store()`. The runner passes the JSONL store, issue 19 a PostgreSQL one. */
-  store?: GatewayStore;
-  /** Default `queue`. */
-  mode?: ConversationMode;
-  /** The mode of one conversation, when it differs (default: `mode` for all). */
-  mode_of?: (conversation_key: string) => ConversationMode;
-  /** Runs in flight at once, across conversations (default 8). */
-  max_concurrency?: number;
-  /** Conversations held live; past it the least recently active idle one is closed (default 200). */
-  max_conversations?: number;
-  /** `collect`: wait this long after the last message before prompting (default 1500 ms). */
-  collect_debounce_ms?: number;
-  /** Per-sender limit; `false` for none. */
-  rate_limit?: RateLimitOptions | false;
-  /** How long a platform message id is remembered as seen (default 15 min). */
-  dedupe_ttl_ms?: number;
-  /** The permission mode of new sessions (default `default`: with no approver, `ask` is deny). */
-  approval_mode?: ApprovalMode;
-  /** Route permission requests to this chat as a reply prompt (default: none, so deny). */
-  approvals_to?: ReplyTarget;
-  /** Attempts per chunk send (default 4), with doubling backoff from `send_backoff_ms` (250). */
-  send_attempts?: number;
-  send_backoff_ms?: number;
-  /**
-   * A `shared` store: how often to look for conversations with work that no node is on (a node
-   * died holding them, a hint was lost), in ms (default 1000). Not used with a local store.
-   */
-  poll_ms?: number;
-  /**
-   * A shared store: a conversation whose message has waited this long (its node died, or is
-   * busy) is taken by a node with a free slot (default 1500 ms).
-   */
-  steal_after_ms?: number;
-  texts?: Partial<GatewayTexts>;
-  on_log?: (entry: GatewayLogEntry) => void;
-}
+export type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
+export type { GatewayLogEntry } from './gateway_log.js';
 
 interface LiveConversation {
   key: string;
@@ -106,9 +35,25 @@ interface LiveConversation {
   worked: boolean;
   /** A chunk of this conversation was left unsent here (its sends failed). */
   unsent_left: boolean;
+  /** Failed tries of the message at the head of the log, by its seq (this node's count). */
+  failures: { seq: number; count: number; lasting: boolean; error: string } | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A run that could not start, with the messages it was for. */
+class RunFailed extends Error {
+  readonly batch: LoggedMessage[];
+  /** The host refuses such input every time: no use trying again. */
+  readonly lasting: boolean;
+
+  constructor(cause: unknown, batch: LoggedMessage[]) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'RunFailed';
+    this.batch = batch;
+    this.lasting = SessionHostError.is_instance(cause) && cause.code === 'invalid_argument';
+  }
+}
 
 /**
  * Carries platform messages to a `SessionHost` and the answers back, one conversation at a time.
@@ -129,6 +74,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *   what was not;
  * - at most `max_conversations` sessions are held live: the least recently active idle one is
  *   closed (its file stays; its next message loads it again);
+ * - a message whose run cannot start (the host refuses it, no session opens) is tried again at
+ *   most `max_attempts` times, then dead-lettered: answered with the error notice and marked done,
+ *   so a poison message never blocks its conversation;
  * - `drain` stops intake, lets every accepted message be answered until its deadline, then aborts
  *   the runs left; a message whose run was aborted stays in the log for the next start.
  */
@@ -138,9 +86,8 @@ export class GatewayBus implements GatewayIngress {
   readonly store: GatewayStore;
   readonly texts: GatewayTexts;
   readonly #options: GatewayBusOptions;
-  readonly #policy: ReturnType<typeof resolve_access_policy>['policy'];
-  readonly #deduper: Deduper;
-  readonly #rate: SenderRateLimit | null;
+  readonly #gate: InboundGate;
+  readonly #delivery: Delivery;
   readonly #runs: Semaphore;
   readonly #live = new Map<string, LiveConversation>();
   /** Sessions being closed after eviction: a load of the same key waits for it. */
@@ -161,14 +108,6 @@ export class GatewayBus implements GatewayIngress {
     this.adapter = options.adapter;
     this.store = options.store ?? memory_store();
     this.texts = { ...DEFAULT_TEXTS, ...options.texts };
-    const { policy, warnings } = resolve_access_policy(options.adapter.platform, options.access, {
-      can_pair: options.adapter.can_pair && options.pairing !== undefined,
-      public_groups: options.adapter.public_groups === true,
-    });
-    this.#policy = policy;
-    this.warnings = warnings;
-    this.#deduper = new Deduper({ ttl_ms: options.dedupe_ttl_ms });
-    this.#rate = options.rate_limit === false ? null : new SenderRateLimit(options.rate_limit);
     this.#runs = new Semaphore(options.max_concurrency ?? 8);
     this.#log = options.on_log ?? (() => undefined);
     this.#approvals =
@@ -180,6 +119,31 @@ export class GatewayBus implements GatewayIngress {
             adapter: options.adapter,
             texts: this.texts,
           });
+    this.#gate = new InboundGate({
+      adapter: options.adapter,
+      access: options.access,
+      ...(options.pairing === undefined ? {} : { pairing: options.pairing }),
+      ...(options.rate_limit === undefined ? {} : { rate_limit: options.rate_limit }),
+      ...(options.dedupe_ttl_ms === undefined ? {} : { dedupe_ttl_ms: options.dedupe_ttl_ms }),
+      approvals: this.#approvals,
+      texts: this.texts,
+      log: this.#log,
+    });
+    this.warnings = this.#gate.warnings;
+    this.#delivery = new Delivery({
+      store: this.store,
+      adapter: options.adapter,
+      texts: this.texts,
+      ...(options.send_attempts === undefined ? {} : { send_attempts: options.send_attempts }),
+      ...(options.send_backoff_ms === undefined
+        ? {}
+        : { send_backoff_ms: options.send_backoff_ms }),
+      log: this.#log,
+      on_unsent: (key) => {
+        const conversation = this.#live.get(key);
+        if (conversation !== undefined) conversation.unsent_left = true;
+      },
+    });
   }
 
   /** Conversations held live now. */
@@ -246,28 +210,13 @@ export class GatewayBus implements GatewayIngress {
 
   async receive(message: InboundMessage): Promise<IngestResult> {
     if (this.#state !== 'open') return { status: 'closed' };
-    if (message.sender.is_bot) return { status: 'ignored', reason: 'bot' };
-    const key = message_key(message);
-    if (this.#deduper.check_and_remember(key)) return { status: 'duplicate' };
-    const decision = await this.#decide(message);
-    if (decision.action === 'ignore') return { status: 'ignored', reason: decision.reason };
-    const verdict = this.#rate?.check(sender_key(message)) ?? 'ok';
-    if (verdict !== 'ok') {
-      const notice = verdict === 'limited_notify' ? this.texts.slow_down : null;
-      if (notice !== null) this.#notify(message, notice);
-      return { status: 'rate_limited', notice };
-    }
-    if (decision.action === 'pair') return this.#pair(message);
-    const approval = await this.#approvals?.answer(message);
-    if (approval !== undefined && approval !== null) {
-      this.#notify(message, approval);
-      return { status: 'approval', notice: approval };
-    }
+    const verdict = await this.#gate.check(message);
+    if (verdict.status !== 'pass') return verdict;
     let appended: Awaited<ReturnType<GatewayStore['log']['append']>>;
     try {
       appended = await this.store.log.append(message);
     } catch (error) {
-      this.#deduper.forget(key); // not taken: a redelivery must get in
+      verdict.forget(); // not taken: a redelivery must get in
       throw error;
     }
     if (!appended.appended) return { status: 'duplicate' };
@@ -292,21 +241,8 @@ export class GatewayBus implements GatewayIngress {
   }
 
   async greet(message: InboundMessage): Promise<boolean> {
-    if (this.#state !== 'open' || message.sender.is_bot || !message.is_direct) return false;
-    if ((await this.#decide(message)).action !== 'pair') return false;
-    const verdict = this.#rate?.check(sender_key(message)) ?? 'ok';
-    if (verdict === 'limited_notify') this.#notify(message, this.texts.slow_down);
-    if (verdict === 'ok') await this.#pair(message);
-    return true;
-  }
-
-  #decide(message: InboundMessage): Promise<AccessDecision> {
-    const pairing = this.#options.pairing;
-    return decide_access(this.#policy, message, (user_id) =>
-      pairing === undefined
-        ? Promise.resolve(false)
-        : pairing.is_approved(message.platform, user_id),
-    );
+    if (this.#state !== 'open') return false;
+    return this.#gate.greet(message);
   }
 
   /**
@@ -361,32 +297,9 @@ export class GatewayBus implements GatewayIngress {
     return this.#options.mode_of?.(conversation_key) ?? this.#options.mode ?? 'queue';
   }
 
-  #notify(message: InboundMessage, text: string): void {
-    this.adapter
-      .notify(target_of(message), text, message.platform_message_id)
-      .catch((error) => this.#warn(message.conversation_key, 'a notice was not delivered', error));
-  }
-
   #warn(conversation_key: string | undefined, what: string, error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     this.#log({ level: 'warn', message: `${what}: ${reason}`, conversation_key });
-  }
-
-  async #pair(message: InboundMessage): Promise<IngestResult> {
-    const pairing = this.#options.pairing;
-    if (pairing === undefined) return { status: 'ignored', reason: 'not_allowed' };
-    const result = await pairing.request_code(message.platform, message.sender);
-    let notice: string | null = null;
-    if (result.ok) notice = this.texts.pairing(message.platform, result.code);
-    else if (result.reason !== 'rate_limited') notice = this.texts.pairing_unavailable;
-    if (notice !== null) this.#notify(message, notice);
-    this.#log({
-      level: 'info',
-      message: result.ok
-        ? `pairing code given to ${message.sender.id} (${message.sender.name})`
-        : `no pairing code for ${message.sender.id}: ${result.reason}`,
-    });
-    return { status: 'pairing', notice };
   }
 
   #conversation(key: string): LiveConversation {
@@ -402,6 +315,7 @@ export class GatewayBus implements GatewayIngress {
         last_epoch: 0,
         worked: false,
         unsent_left: false,
+        failures: null,
       };
       this.#live.set(key, conversation);
     }
@@ -413,7 +327,7 @@ export class GatewayBus implements GatewayIngress {
     conversation.wake = true;
     if (conversation.pump !== null) return;
     conversation.pump = this.#pump(conversation)
-      .catch((error) => this.#warn(key, 'the conversation stopped', error))
+      .catch((error) => this.#failed(conversation, error))
       .finally(() => {
         conversation.pump = null;
         if (conversation.wake && this.#state !== 'aborting' && this.#state !== 'closed') {
@@ -471,7 +385,7 @@ export class GatewayBus implements GatewayIngress {
       // unsent, and this node sent all of its own unless a send failed
       if (!shared || claim.epoch !== conversation.last_epoch + 1 || conversation.unsent_left) {
         conversation.unsent_left = false;
-        await this.#send_unsent(key);
+        await this.#delivery.send_unsent(key);
       }
       for (;;) {
         if (this.#state === 'aborting' || this.#state === 'closed') return;
@@ -541,7 +455,19 @@ export class GatewayBus implements GatewayIngress {
     slot_held: boolean,
   ): Promise<boolean> {
     const batch = this.#mode(conversation.key) === 'collect' ? pending : pending.slice(0, 1);
-    const session_id = await this.#session(conversation, claim);
+    const tried = conversation.failures;
+    if (tried !== null && tried.seq === batch[0]?.seq) {
+      if (tried.lasting || tried.count >= (this.#options.max_attempts ?? 3)) {
+        await this.#dead_letter(conversation, claim, batch, tried);
+        return true;
+      }
+    }
+    let session_id: string;
+    try {
+      session_id = await this.#session(conversation, claim);
+    } catch (error) {
+      throw new RunFailed(error, batch);
+    }
     const watch = conversation.watch;
     if (watch === null) throw new Error(`no session for ${conversation.key}`);
     if (!slot_held) await this.#runs.acquire();
@@ -552,13 +478,18 @@ export class GatewayBus implements GatewayIngress {
       release_slot();
       return false;
     }
-    const stop_typing = this.#typing(batch.at(-1)?.message);
+    const stop_typing = this.#delivery.typing(batch.at(-1)?.message);
     try {
       const in_flight: NonNullable<LiveConversation['in_flight']> = { turn_id: null, steered: [] };
       conversation.in_flight = in_flight;
-      const ticket = await this.host.prompt(session_id, prompt_text(batch.map((m) => m.message)), {
-        client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
-      });
+      let ticket: Awaited<ReturnType<SessionHost['prompt']>>;
+      try {
+        ticket = await this.host.prompt(session_id, prompt_text(batch.map((m) => m.message)), {
+          client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
+        });
+      } catch (error) {
+        throw new RunFailed(error, batch);
+      }
       let turn_id = ticket.turn_id;
       in_flight.turn_id = turn_id;
       let answering = batch;
@@ -567,7 +498,7 @@ export class GatewayBus implements GatewayIngress {
         const taken = in_flight.steered.splice(0, watch.take_steered(turn_id).length);
         if (end.stop_reason === 'cancelled') return false;
         conversation.last_active = Date.now();
-        await this.#answer(claim, [...answering, ...taken], end);
+        await this.#delivery.answer(claim, [...answering, ...taken], end);
         if (in_flight.steered.length === 0) return true;
         // steering that came after the run's last model call: the host runs it as its next turn
         answering = in_flight.steered.splice(0);
@@ -633,79 +564,44 @@ export class GatewayBus implements GatewayIngress {
     }
   }
 
-  #typing(message: InboundMessage | undefined): () => void {
-    const every = this.adapter.typing_interval_ms;
-    const typing = this.adapter.typing?.bind(this.adapter);
-    if (message === undefined || every === undefined || typing === undefined) return () => {};
-    const target = target_of(message);
-    const tick = () => void typing(target).catch(() => undefined);
-    tick();
-    const timer = setInterval(tick, every);
-    return () => clearInterval(timer);
+  /**
+   * A pump that threw: a run that could not start counts against its message (the next pump
+   * dead-letters it once it may not be tried more); anything else is logged.
+   */
+  #failed(conversation: LiveConversation, error: unknown): void {
+    if (!(error instanceof RunFailed)) {
+      this.#warn(conversation.key, 'the conversation stopped', error);
+      return;
+    }
+    const seq = error.batch[0]?.seq ?? 0;
+    const before = conversation.failures;
+    const count = before !== null && before.seq === seq ? before.count + 1 : 1;
+    conversation.failures = { seq, count, lasting: error.lasting, error: error.message };
+    this.#warn(conversation.key, `message ${seq} could not be run (try ${count})`, error);
+    // looked at again at once: the next pump runs it again, or dead-letters it
+    if (this.#state === 'open') conversation.wake = true;
   }
 
-  /** Writes the reply to the outbox, marks its messages done, then sends it. */
-  async #answer(claim: Claim, taken: LoggedMessage[], end: TurnEnd): Promise<void> {
-    // done up to the last of an unbroken run of seqs: a gap (a steer the host refused) is run after
-    const sorted = [...taken].sort((a, b) => a.seq - b.seq);
-    const answered = sorted.filter((logged, index) => logged.seq - index === sorted[0]?.seq);
-    const last = answered.at(-1);
-    if (last === undefined) return;
-    const failed = end.stop_reason === 'error';
-    if (failed) this.#warn(claim.conversation_key, 'the run failed', end.error ?? 'no message');
-    const text = failed ? this.texts.error_reply : (end.final ?? '').trim();
-    const chunks = chunk_reply(text, this.adapter.max_message_chars);
-    const entries: OutboxEntry[] = chunks.map((chunk, index) => ({
-      key: outbox_key(claim.conversation_key, last.seq, index),
-      target: target_of(last.message),
-      seq: last.seq,
-      reply_to: last.message.platform_message_id,
-      answers: answered.map((m) => m.message.platform_message_id),
-      index,
-      count: chunks.length,
-      text: chunk,
-    }));
-    if (this.store.answer !== undefined) await this.store.answer(entries, last.seq, claim);
-    else {
-      await this.store.outbox.put(entries, claim);
-      await this.store.log.mark_done(claim.conversation_key, last.seq, claim);
-    }
-    for (const entry of entries) await this.#send(entry);
-    const reply = entries.length === 0 ? null : { key: entries[0]?.key ?? '', text, chunks };
-    const outcome: Settlement['outcome'] = failed ? 'failed' : reply ? 'answered' : 'no_answer';
-    for (const logged of answered) {
-      this.adapter.settled?.({
-        message: logged.message,
-        outcome,
-        reply,
-        stop_reason: end.stop_reason,
-      });
-    }
-  }
-
-  async #send_unsent(conversation_key: string): Promise<void> {
-    for (const entry of await this.store.outbox.unsent(conversation_key)) await this.#send(entry);
-  }
-
-  async #send(entry: OutboxEntry): Promise<void> {
-    const attempts = this.#options.send_attempts ?? 4;
-    let delay = this.#options.send_backoff_ms ?? 250;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.adapter.send(entry);
-        await this.store.outbox.mark_sent(entry.key);
-        return;
-      } catch (error) {
-        if (attempt >= attempts) {
-          // left unsent in the outbox: the next claim (or start) sends it
-          const conversation = this.#live.get(entry.target.conversation_key);
-          if (conversation !== undefined) conversation.unsent_left = true;
-          this.#warn(entry.target.conversation_key, `chunk ${entry.key} not sent`, error);
-          return;
-        }
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
+  /** Answers `batch` with the error notice and marks it done: it will never be run. */
+  async #dead_letter(
+    conversation: LiveConversation,
+    claim: Claim,
+    batch: LoggedMessage[],
+    failures: NonNullable<LiveConversation['failures']>,
+  ): Promise<void> {
+    this.#log({
+      level: 'warn',
+      message: `message ${failures.seq} dead-lettered after ${failures.count} tr${failures.count === 1 ? 'y' : 'ies'}: ${failures.error}`,
+      conversation_key: conversation.key,
+    });
+    conversation.failures = null;
+    await this.#delivery.answer(claim, batch, {
+      turn_id: '',
+      stop_reason: 'error',
+      final: null,
+      error: failures.error,
+      usage: { input_tokens: 0, output_tokens: 0 },
+      turns_used: 0,
+    });
   }
 }

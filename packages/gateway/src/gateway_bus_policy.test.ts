@@ -5,6 +5,7 @@ import { FakeAdapter, make_message } from '../test/fake_adapter.js';
 import { make_bus } from '../test/support.js';
 import { AccessPolicyError } from './access_policy.js';
 import { GatewayBus } from './gateway_bus.js';
+import { DEFAULT_TEXTS } from './gateway_texts.js';
 import { PairingStore } from './pairing_store.js';
 
 let temp: TempDir;
@@ -50,13 +51,17 @@ describe('GatewayBus: who gets an answer', () => {
       (first as { notice: string }).notice,
     ]);
     expect(adapter.notices[0]?.target.conversation_key).toBe('test:dm-u1');
-    // asking again within 10 minutes gives no second code, and says nothing
+    // asking again within 10 minutes gives no second code: it says the code waits, once (S9)
     now += 5 * MINUTE;
     expect(await bus.receive(stranger('u1', 'hello?'))).toEqual({
       status: 'pairing',
+      notice: DEFAULT_TEXTS.pairing_waiting,
+    });
+    expect(await bus.receive(stranger('u1', 'hello??'))).toEqual({
+      status: 'pairing',
       notice: null,
     });
-    expect(adapter.notices).toHaveLength(1);
+    expect(adapter.notices).toHaveLength(2);
     // the owner approves (what `lich gateway pair test <code>` does)
     const owner_side = new PairingStore({ dir: `${temp.path}/pairing`, now: () => now });
     expect(await owner_side.approve('test', code)).toMatchObject({ ok: true, user_id: 'u1' });

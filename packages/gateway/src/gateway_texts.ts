@@ -6,6 +6,8 @@ export interface GatewayTexts {
   pairing: (platform: string, code: string) => string;
   /** Shown when no code can be given now (too many pending, or pairing locked out). */
   pairing_unavailable: string;
+  /** Shown (at most once in a while) to an unknown user who already holds a code. */
+  pairing_waiting: string;
   /** Sent as the reply when the model failed. */
   error_reply: string;
   /** Sent to the owner's chat when a tool asks for permission. */
@@ -19,6 +21,8 @@ export const DEFAULT_TEXTS: GatewayTexts = {
     `I don't know you yet. To let you in, the owner of this bot runs:\n\n` +
     `lich gateway pair ${platform} ${code}\n\nThe code works for one hour.`,
   pairing_unavailable: 'I cannot take new pairing requests right now. Try again later.',
+  pairing_waiting:
+    'Your pairing code is already waiting for the owner of this bot. I will answer once they let you in.',
   error_reply: 'Sorry, I could not answer that: the model failed. Please try again.',
   approval_prompt: (conversation_key, title, waiting) =>
     `Permission asked in ${conversation_key}: ${title}\n` +

@@ -56,6 +56,12 @@ export interface InboundMessage {
   account: string;
   /** The chat, group, channel or thread id on the platform. */
   chat_id: string;
+  /**
+   * With a topic or thread that is its own conversation (`chat_id` `<group>:<topic>`): the group it
+   * belongs to. The access policy allows the topic when it allows the group (a topic entry of
+   * `allow_groups` narrows that, never widens it).
+   */
+  group_id?: string;
   /** `<platform>:<chat_id>`: messages with the same key are one conversation, answered in order. */
   conversation_key: string;
   sender: Sender;
