@@ -4,9 +4,11 @@
  * real WebSocket client's session outlives the server that made it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Message } from '@lich/core';
+import { decode_webhook_secret, signed_headers } from '@lich/gateway-webhook';
 import { read_token_file } from '@lich/serve';
 import { LichClient, ws_transport } from '@lich/serve/client';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
@@ -142,6 +144,18 @@ describe('lich serve --store over WebSocket', () => {
     return done;
   }
 
+  /** Rows of a query on the test database. */
+  async function database_rows(sql: string): Promise<Record<string, unknown>[]> {
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      return (await db.query(sql)).rows as Record<string, unknown>[];
+    } finally {
+      await db.end();
+    }
+  }
+
   async function stop(child: ChildProcess): Promise<number | null> {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -181,5 +195,78 @@ describe('lich serve --store over WebSocket', () => {
       await b.close();
     }
     expect(await stop(second.child)).toBe(0);
+  }, 60_000);
+
+  it("sees only its own folder's sessions: a gateway sharing the database keeps its conversations (S3)", async () => {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const bot_dir = join(sandbox.temp.path, 'bot');
+    await mkdir(bot_dir, { recursive: true });
+    const gateway = spawn(
+      process.execPath,
+      [BIN, 'gateway', 'webhook', '--port', '0', '--allow-user', 'u1', '--store', database.url],
+      {
+        cwd: bot_dir,
+        env: { ...openai_env(sandbox, model.base_url), LICH_WEBHOOK_SECRET: secret },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let gateway_log = '';
+    const gateway_url = await new Promise<string>((resolve, reject) => {
+      gateway.stderr?.setEncoding('utf8').on('data', (text: string) => {
+        gateway_log += text;
+        const match = /listening on (http:\/\/\S+)/.exec(gateway_log);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      gateway.once('exit', (code) =>
+        reject(new Error(`the gateway exited ${code}: ${gateway_log}`)),
+      );
+    });
+    const key = decode_webhook_secret(secret);
+    let sent = 0;
+    const say = async (text: string): Promise<Record<string, unknown>> => {
+      const body = JSON.stringify({ chat_id: 'A-0', sender: { id: 'u1' }, text });
+      sent += 1;
+      const response = await fetch(gateway_url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...signed_headers(key, `msg_s3_${sent}`, body),
+        },
+        body,
+      });
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const served = await serve();
+    const client = await LichClient.connect({
+      transport: ws_transport({ url: served.url, token: served.token }),
+      reconnect: false,
+    });
+    try {
+      expect(await say('bot message one')).toMatchObject({ status: 'answered' });
+      const { sessions } = await client.request('session.list');
+      // the bot's conversation is not this folder's: not listed, and cannot be loaded
+      expect(sessions.some((info) => info.title === 'webhook:A-0')).toBe(false);
+      expect(sessions.every((info) => info.work_dir === sandbox.work_dir)).toBe(true);
+      const bot_session = (
+        await database_rows(
+          "SELECT session_id FROM conversations WHERE conversation_key = 'webhook:A-0'",
+        )
+      )[0]?.session_id;
+      expect(bot_session).toBeDefined();
+      await expect(
+        client.request('session.load', { session_id: String(bot_session) }),
+      ).rejects.toThrow(/no session|unknown/i);
+      // the gateway's later turns are recorded: nothing took its session over
+      expect(await say('bot message two')).toMatchObject({ status: 'answered' });
+      const texts = await database_rows(
+        `SELECT record->>'type' AS type FROM session_records WHERE session_id = '${String(bot_session)}'`,
+      );
+      expect(texts.filter((row) => row.type === 'run_start').length).toBe(2);
+      expect(gateway_log).not.toMatch(/can no longer write/);
+    } finally {
+      await client.close();
+      await stop(served.child);
+      gateway.kill('SIGTERM');
+    }
   }, 60_000);
 });

@@ -94,6 +94,8 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     // the bus follows sessions live and never replays: a short ring keeps 200 sessions small
     ring_events: 16,
     ring_bytes: 64 * 1024,
+    // nodes in other folders carry each other's conversations: sessions are found by id
+    scope: 'all',
     ...(chosen.session_storage === undefined ? {} : { storage: chosen.session_storage }),
     on_warning: (text) => log({ level: 'warn', message: text }),
   });

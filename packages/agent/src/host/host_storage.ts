@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Message } from '@lich/core';
 import {
   is_valid_session_id,
@@ -43,9 +44,21 @@ export function summary_info(summary: SessionSummary, approval_mode: ApprovalMod
  */
 export class HostStorage {
   readonly #storage: SessionStorage | null;
+  /** The work dir whose sessions this host sees (resolved), or null for every session. */
+  readonly #scope: string | null;
 
-  constructor(storage: SessionStorage | null) {
+  constructor(storage: SessionStorage | null, scope: string | null = null) {
     this.#storage = storage;
+    this.#scope = scope === null ? null : resolve(scope);
+  }
+
+  #in_scope(summary: SessionSummary): boolean {
+    return this.#scope === null || resolve(summary.work_dir ?? '') === this.#scope;
+  }
+
+  /** Throws `unknown_session` for a session outside the scope (no storage lookup without one). */
+  async #check_scope(session_id: string): Promise<void> {
+    if (this.#scope !== null) await this.summary(session_id);
   }
 
   /** True when sessions are recorded. */
@@ -72,6 +85,7 @@ export class HostStorage {
     if (this.#storage === null || !is_valid_session_id(session_id)) {
       throw unknown_session(session_id);
     }
+    await this.#check_scope(session_id);
     try {
       return await this.#storage.open(session_id);
     } catch (error) {
@@ -85,10 +99,12 @@ export class HostStorage {
     }
   }
 
-  /** The readable sessions on disk. */
+  /** The readable sessions on disk, of the host's scope. */
   async summaries(): Promise<SessionSummary[]> {
     if (this.#storage === null) return [];
-    return (await this.#storage.list()).filter((summary) => summary.problem === undefined);
+    return (await this.#storage.list()).filter(
+      (summary) => summary.problem === undefined && this.#in_scope(summary),
+    );
   }
 
   /** One session's summary; `unknown_session` when there is none. */
@@ -106,6 +122,7 @@ export class HostStorage {
     if (this.#storage === null || !is_valid_session_id(session_id)) {
       throw unknown_session(session_id);
     }
+    await this.#check_scope(session_id);
     try {
       return await this.#storage.read(session_id);
     } catch (error) {
@@ -119,6 +136,9 @@ export class HostStorage {
   /** Deletes a recorded session; false when there was none. */
   async delete(session_id: string): Promise<boolean> {
     if (this.#storage === null || !is_valid_session_id(session_id)) return false;
+    if (this.#scope !== null && !(await this.summaries()).some((s) => s.id === session_id)) {
+      return false;
+    }
     return this.#storage.delete(session_id);
   }
 }

@@ -57,6 +57,7 @@ class Host implements SessionHost {
       options.storage === false
         ? null
         : (options.storage ?? new SessionStore({ session_dir: options.agent.config.session_dir })),
+      options.scope === 'all' ? null : (options.scope?.work_dir ?? options.agent.config.work_dir),
     );
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));

@@ -12,6 +12,14 @@ export interface SessionHostOptions {
    * records nothing (sessions live in memory only).
    */
   storage?: SessionStorage | false;
+  /**
+   * Which recorded sessions the host lists and opens: by default those of the agent's work dir
+   * (a session of another folder is unknown to it, so `lich serve` on a database shared with
+   * gateways never lists nor takes over their conversations); `{ work_dir }` another folder's;
+   * `'all'` every session of the storage (a gateway, whose nodes in other folders carry each
+   * other's conversations by id).
+   */
+  scope?: { work_dir: string } | 'all';
   /** The approval mode of new sessions (default `config.permissions.mode`, else `default`). */
   approval_mode?: ApprovalMode;
   /**
