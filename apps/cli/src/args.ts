@@ -109,6 +109,20 @@ function protect_negative_numbers(argv: readonly string[], options: OptionTable)
 }
 
 /**
+ * Node's `parseArgs` messages in Lich's words: `Option '-m, --model <value>' argument missing` is
+ * `flag --model needs a value`; `Option '--json' does not take an argument` is `flag --json takes
+ * no value`. Anything else is kept.
+ */
+export function plain_parse_message(message: string): string {
+  const flag = (spec: string) => /--[\w-]+/.exec(spec)?.[0] ?? spec;
+  const missing = /^Option '([^']+)' argument missing/.exec(message);
+  if (missing?.[1] !== undefined) return `flag ${flag(missing[1])} needs a value`;
+  const extra = /^Option '([^']+)' does not take an argument/.exec(message);
+  if (extra?.[1] !== undefined) return `flag ${flag(extra[1])} takes no value`;
+  return message;
+}
+
+/**
  * Parses `argv` against `options`. Throws a `UsageError` naming the command for an unknown option
  * (main suggests the nearest known one), a missing value, or a value given to a flag. Negative
  * numbers (`--max-turns -1`, `config set max_turns -5`) are values, not options.
@@ -134,13 +148,31 @@ export function parse_command_args(
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const given = /'([^']+)'/.exec(message)?.[1] ?? '';
-      throw new UsageError(`unknown option '${given}' for ${command}`, command, {
+      // `lich --frobnicate x` never typed `run`: name the command only when it was a word
+      const which = command === 'run' ? '' : ` for ${command}`;
+      throw new UsageError(`unknown option '${given}'${which}`, command, {
         word: given.replace(/^-+/, ''),
         candidates: Object.keys(options),
         prefix: '--',
       });
     }
-    throw new UsageError(message.split('\n')[0] ?? message, command);
+    throw new UsageError(plain_parse_message(message.split('\n')[0] ?? message), command);
+  }
+}
+
+/**
+ * Refuses `--no-session` with `-c`/`--continue` or `--resume`: a continued session is recorded,
+ * so the two cannot both hold. Throws a `UsageError` naming `command`.
+ */
+export function check_session_flags(command: string, values: ParsedValues): void {
+  if (values['no-session'] !== true) return;
+  const other =
+    values.continue === true ? '-c/--continue' : values.resume !== undefined ? '--resume' : null;
+  if (other !== null) {
+    throw new UsageError(
+      `--no-session and ${other} contradict each other: a continued session is recorded`,
+      command,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,10 @@ import {
   type Sandbox,
   session_files,
 } from './helpers.js';
+
+/** What `lich init` adds to `.gitignore`. */
+const LOCAL_STATE =
+  "# Lich's own state: sessions, input history, checkpoints (the config and shared folders stay)\n.lich/*\n!.lich/config.json\n!.lich/skills/\n!.lich/commands/\n!.lich/agents/\n";
 
 let sandbox: Sandbox;
 
@@ -122,13 +127,29 @@ describe('lich init and lich config', () => {
     );
     expect(schema.properties.max_turns).toBeDefined();
     expect(await readFile(join(sandbox.work_dir, '.gitignore'), 'utf8')).toBe(
-      'node_modules\n.lich/sessions/\n',
+      `node_modules\n${LOCAL_STATE}`,
     );
     const again = await run(['init']);
     expect(again.stderr).toMatch(/exists; left as it is/);
     expect(await readFile(join(sandbox.work_dir, '.gitignore'), 'utf8')).toBe(
-      'node_modules\n.lich/sessions/\n',
+      `node_modules\n${LOCAL_STATE}`,
     );
+    // in a real repository only the config is left to commit: the TUI's input history, the
+    // sessions and checkpoints are ignored (C5)
+    await mkdir(join(sandbox.work_dir, '.lich', 'sessions'), { recursive: true });
+    await writeFile(join(sandbox.work_dir, '.lich', 'tui_history.jsonl'), '{"text":"my secret"}\n');
+    await writeFile(join(sandbox.work_dir, '.lich', 'sessions', 'x.jsonl'), '{}\n');
+    await mkdir(join(sandbox.work_dir, '.lich', 'skills', 'review'), { recursive: true });
+    await writeFile(join(sandbox.work_dir, '.lich', 'skills', 'review', 'SKILL.md'), '# r\n');
+    execFileSync('git', ['init', '-q'], { cwd: sandbox.work_dir });
+    const status = execFileSync('git', ['status', '--porcelain', '-uall'], {
+      cwd: sandbox.work_dir,
+      encoding: 'utf8',
+    });
+    expect(status).toContain('.lich/config.json');
+    expect(status).toContain('.lich/skills/review/SKILL.md');
+    expect(status).not.toContain('tui_history');
+    expect(status).not.toContain('sessions');
 
     const set = await run(['config', 'set', 'max_turns', '12']);
     expect(set.code).toBe(0);

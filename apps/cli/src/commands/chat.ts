@@ -6,6 +6,7 @@ import { cli_approval } from '../approval.js';
 import {
   AGENT_OPTIONS,
   CONTINUE_OPTIONS,
+  check_session_flags,
   OUTPUT_OPTIONS,
   parse_command_args,
   string_option,
@@ -173,6 +174,7 @@ export const command_chat: Command = async (context) => {
     context.io.stdout.write(`${help_text('chat')}\n`);
     return EXIT.OK;
   }
+  check_session_flags('chat', values);
   const { UsageError } = await import('../usage_error.js');
   const output = output_settings('chat', values);
   if (output.format !== 'text') {

@@ -7,14 +7,26 @@ import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { version } from '../version.js';
 
-const SESSIONS_PATTERN = '.lich/sessions/';
+/**
+ * What `lich init` adds to `.gitignore`: every file Lich keeps for itself (sessions, the TUI's
+ * input history, checkpoints, blobs…), while what a team shares stays committed: the config and
+ * the skills, commands and agents folders.
+ */
+const LOCAL_STATE_BLOCK = [
+  "# Lich's own state: sessions, input history, checkpoints (the config and shared folders stay)",
+  '.lich/*',
+  '!.lich/config.json',
+  '!.lich/skills/',
+  '!.lich/commands/',
+  '!.lich/agents/',
+];
 
-/** Whether a .gitignore already keeps the sessions folder out. */
-function ignores_sessions(text: string): boolean {
+/** Whether a .gitignore already keeps Lich's state out (all of `.lich/`, or the block above). */
+function ignores_state(text: string): boolean {
   return text
     .split(/\r?\n/)
     .map((line) => line.trim().replace(/^\//, '').replace(/\/$/, ''))
-    .some((line) => line === '.lich/sessions' || line === '.lich' || line === '.lich/*');
+    .some((line) => line === '.lich' || line === '.lich/*' || line === '.lich/**');
 }
 
 /** Where the schema of a Lich version is published: npm's files, as unpkg serves them. */
@@ -43,8 +55,8 @@ function schema_reference(schema_path: string, config_path: string, work_dir: st
 }
 
 /**
- * `lich init`: writes `<work_dir>/.lich/config.json` with `$schema` and adds `.lich/sessions/` to
- * the work dir's `.gitignore`. An existing config is kept unless `--force`.
+ * `lich init`: writes `<work_dir>/.lich/config.json` with `$schema` and keeps Lich's own state out
+ * of git (`LOCAL_STATE_BLOCK` in the work dir's `.gitignore`). An existing config is kept unless `--force`.
  */
 export const command_init: Command = async (context) => {
   const { values, positionals } = parse_command_args('init', context.argv, {
@@ -101,10 +113,10 @@ export const command_init: Command = async (context) => {
   } catch {
     // no .gitignore yet: one is created
   }
-  if (!ignores_sessions(text)) {
+  if (!ignores_state(text)) {
     const separator = text === '' || text.endsWith('\n') ? '' : '\n';
-    await writeFile(gitignore, `${text}${separator}${SESSIONS_PATTERN}\n`);
-    context.say(`added ${SESSIONS_PATTERN} to ${gitignore}`);
+    await writeFile(gitignore, `${text}${separator}${LOCAL_STATE_BLOCK.join('\n')}\n`);
+    context.say(`added .lich/* (all but the config and shared folders) to ${gitignore}`);
   }
   return EXIT.OK;
 };

@@ -2,13 +2,23 @@ import type { Agent, AgentConfig, Approver } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { type CliApproval, cli_approval } from '../approval.js';
-import { AGENT_OPTIONS, CONTINUE_OPTIONS, OUTPUT_OPTIONS, parse_command_args } from '../args.js';
+import {
+  AGENT_OPTIONS,
+  CONTINUE_OPTIONS,
+  check_session_flags,
+  OUTPUT_OPTIONS,
+  parse_command_args,
+} from '../args.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { on_interrupt } from '../interrupt.js';
-import { MODEL_ALONE_HINT, NO_PROVIDER_MESSAGE } from '../no_provider.js';
+import {
+  BASE_URL_WITHOUT_KEY_HINT,
+  MODEL_ALONE_HINT,
+  NO_PROVIDER_MESSAGE,
+} from '../no_provider.js';
 import { type OutputSettings, output_settings } from '../output_settings.js';
 import { ProgressView } from '../progress.js';
 import { RunReport } from '../run_report.js';
@@ -54,7 +64,15 @@ export function report_no_provider(
 ): boolean {
   if (config.providers.length > 0) return false;
   context.say(`${context.err.red('lich:')} ${NO_PROVIDER_MESSAGE[0]}`);
-  context.say(model_named ? MODEL_ALONE_HINT : (NO_PROVIDER_MESSAGE[1] as string));
+  const base_url_alone =
+    (context.io.env.OPENAI_BASE_URL ?? '') !== '' && (context.io.env.OPENAI_API_KEY ?? '') === '';
+  context.say(
+    model_named
+      ? MODEL_ALONE_HINT
+      : base_url_alone
+        ? BASE_URL_WITHOUT_KEY_HINT
+        : (NO_PROVIDER_MESSAGE[1] as string),
+  );
   return true;
 }
 
@@ -221,6 +239,7 @@ export async function make_agent(
  */
 export const command_run: Command = async (context) => {
   const { values, positionals } = parse_command_args('run', context.argv, RUN_OPTIONS);
+  check_session_flags('run', values);
   if (values.help) {
     context.io.stdout.write(`${help_text('run')}\n`);
     return EXIT.OK;
@@ -251,7 +270,12 @@ export const command_run: Command = async (context) => {
     context.warn(`no session to continue in ${config.session_dir}; starting a new one`);
   }
   if (input.trim() === '' && resume === null) {
-    throw new UsageError('no task given: lich "what to do" (or pipe it on stdin)', 'run');
+    const version_hint =
+      values.verbose === true ? ' (-v is --verbose; the version is lich -V)' : '';
+    throw new UsageError(
+      `no task given: lich "what to do" (or pipe it on stdin)${version_hint}`,
+      'run',
+    );
   }
   if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
   const approval = await cli_approval(context, values, config, 'run');

@@ -404,6 +404,17 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
         }));
         const error = ConfigError.from_issues(detail, issues);
         if (entry.model !== '') return fail(error);
+        // an unknown kind first: "no default model" would send the user after the wrong fix
+        const known = options.known_kinds;
+        if (known !== undefined && !known.includes(entry.kind)) {
+          const near = nearest_word(entry.kind, [...known, ...KIND_ALIAS_NAMES]);
+          return fail(
+            new ConfigError(
+              `${detail}: providers.${index}.kind: unknown provider kind '${entry.kind}' (known: ${known.join(', ')})${near ? `; did you mean '${near}'?` : ''}`,
+              { source: detail, key_path: `providers.${index}.kind` },
+            ),
+          );
+        }
         const hint = `${detail}: kind '${entry.kind}' has no default model; set LICH_MODEL or --model`;
         return fail(new ConfigError(hint, { source: detail, key_path: error.key_path }));
       }

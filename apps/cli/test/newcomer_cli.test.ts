@@ -1,0 +1,77 @@
+/**
+ * Small things a new user met at the command line, through the built `lich` (items of
+ * shared/field/newcomer-cli-tui.md): each message says what is wrong in Lich's own words.
+ */
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import {
+  openai_env,
+  run_lich,
+  type Sandbox,
+  sandbox_and_server_each,
+  session_files,
+} from './helpers.js';
+
+let sandbox: Sandbox;
+let server: FakeServer;
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
+
+const lich = (args: string[], env: Record<string, string> = sandbox.env) =>
+  run_lich(args, { cwd: sandbox.work_dir, env });
+
+describe('the command line as a new user meets it', () => {
+  it('refuses --no-session with -c or --resume, recording nothing (C6)', async () => {
+    server.enqueue({ text: 'first' });
+    expect((await lich(['hello'], openai_env(sandbox, server.base_url))).code).toBe(0);
+    const before = await session_files(sandbox.work_dir);
+    for (const args of [
+      ['--no-session', '-c', 'x'],
+      ['chat', '--no-session', '--continue'],
+    ]) {
+      const refused = await lich(args, openai_env(sandbox, server.base_url));
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--no-session and -c\/--continue contradict each other/);
+    }
+    expect(await session_files(sandbox.work_dir)).toEqual(before);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('names an unknown --provider as such, with or without a model (C9)', async () => {
+    for (const [args, env] of [
+      [['--provider', 'bogus', 'q1'], sandbox.env],
+      [['q1'], { ...sandbox.env, LICH_PROVIDER: 'bogus' }],
+      [['--provider', 'bogus', '--model', 'x', 'q1'], sandbox.env],
+    ] as const) {
+      const result = await lich([...args], { ...env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/unknown provider kind 'bogus' \(known: /);
+      expect(result.stderr).not.toMatch(/has no default model/);
+    }
+  });
+
+  it('says why OPENAI_BASE_URL alone found no provider (C14)', async () => {
+    const result = await lich(['x'], { ...sandbox.env, OPENAI_BASE_URL: server.base_url });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/OPENAI_BASE_URL is set but was not used/);
+    expect(result.stderr).toMatch(/LICH_BASE_URL/);
+  });
+
+  it("speaks Lich's words for a flag without its value, a value given to a switch, and an unknown option (C17)", async () => {
+    const missing = await lich(['--max-turns']);
+    expect(missing.stderr).toMatch(/^lich: flag --max-turns needs a value/);
+    const model = await lich(['-m']);
+    expect(model.stderr).toMatch(/^lich: flag --model needs a value/);
+    const extra = await lich(['--json=yes', 'x']);
+    expect(extra.stderr).toMatch(/^lich: flag --json takes no value/);
+    const unknown = await lich(['--frobnicate', 'x']);
+    expect(unknown.stderr).toMatch(/^lich: unknown option '--frobnicate'\n/);
+    expect(unknown.stderr).not.toMatch(/for run/);
+    for (const result of [missing, model, extra, unknown]) expect(result.code).toBe(2);
+  });
+
+  it('hints that -V is the version when -v comes alone (C18)', async () => {
+    const result = await lich(['-v']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/-v is --verbose; the version is lich -V/);
+  });
+});
