@@ -74,4 +74,30 @@ describe('the command line as a new user meets it', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/-v is --verbose; the version is lich -V/);
   });
+
+  for (const format of ['json', 'stream-json']) {
+    it(`keeps an answer cut by Ctrl+C: --output-format ${format} carries what was said (C16)`, async () => {
+      server.enqueue({
+        text: 'Slow answer streaming word by word, and it goes on for a long while yet.',
+        chunk_chars: 4,
+        chunk_delay_ms: 150,
+      });
+      const result = await run_lich(['--output-format', format, 'answer now'], {
+        cwd: sandbox.work_dir,
+        env: openai_env(sandbox, server.base_url),
+        on_spawn: (child) => {
+          setTimeout(() => child.kill('SIGINT'), 1_200);
+        },
+      });
+      expect(result.code).toBe(130);
+      const text = result.stdout.trim();
+      const last = JSON.parse(format === 'json' ? text : (text.split('\n').at(-1) ?? '{}')) as {
+        answer: string | null;
+        stopped_reason: string;
+      };
+      expect(last.stopped_reason).toBe('aborted');
+      expect(last.answer).toMatch(/^Slow/);
+      expect(last.answer?.length).toBeLessThan(60);
+    }, 20_000);
+  }
 });

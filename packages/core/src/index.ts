@@ -26,7 +26,7 @@ export type {
 } from './events.js';
 export { AgentEmitter } from './events.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
-export { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
+export { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';
 export { seed_system_prompt } from './seed_system_prompt.js';
 export { CHARS_PER_TOKEN, estimate_tokens, TokenCounter } from './tokens.js';

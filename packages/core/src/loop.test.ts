@@ -13,8 +13,8 @@ import {
   until_abort,
 } from '../test/support.js';
 import { AgentEmitter, type AgentEvent } from './events.js';
-import { DEFAULT_GRACE_INSTRUCTION, run_conversation } from './loop.js';
-import type { Message, ToolMessage } from './types.js';
+import { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
+import type { ChatFn, Message, ToolMessage } from './types.js';
 
 const ASK: Message[] = [{ role: 'user', content: 'what is 2 + 3?' }];
 
@@ -835,5 +835,54 @@ describe('run_conversation', () => {
       expect(outcome.stopped_reason).toBe('aborted');
       expect(outcome.messages).toEqual(long_history());
     });
+  });
+});
+
+describe('an abort during the answer (C16)', () => {
+  it('keeps the text streamed so far in the history and as the answer', async () => {
+    const controller = new AbortController();
+    const chat: ChatFn = (_messages, _tools, options) =>
+      new Promise((_resolve, reject) => {
+        options?.on_delta?.({ kind: 'reasoning', text: 'thinking' });
+        options?.on_delta?.({ kind: 'text', text: 'Slow answer ' });
+        options?.on_delta?.({ kind: 'text', text: 'streaming wo' });
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        setTimeout(() => controller.abort(), 10);
+      });
+    const outcome = await run_conversation(
+      {
+        chat,
+        tools: { execute: async () => ({ ok: true, output: '', duration_ms: 0 }) },
+        definitions: [],
+      },
+      [{ role: 'user', content: 'answer now' }],
+      { max_turns: 2, signal: controller.signal },
+    );
+    expect(outcome.stopped_reason).toBe('aborted');
+    expect(outcome.final).toBe('Slow answer streaming wo');
+    expect(outcome.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: `Slow answer streaming wo${INTERRUPTED_MARK}`,
+    });
+  });
+
+  it('adds nothing when no answer text came before the abort', async () => {
+    const controller = new AbortController();
+    const chat: ChatFn = (_messages, _tools, options) =>
+      new Promise((_resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        setTimeout(() => controller.abort(), 10);
+      });
+    const outcome = await run_conversation(
+      {
+        chat,
+        tools: { execute: async () => ({ ok: true, output: '', duration_ms: 0 }) },
+        definitions: [],
+      },
+      [{ role: 'user', content: 'hi' }],
+      { max_turns: 2, signal: controller.signal },
+    );
+    expect(outcome.final).toBeNull();
+    expect(outcome.messages.map((message) => message.role)).toEqual(['user']);
   });
 });

@@ -77,7 +77,10 @@ export interface LoopOutcome {
    * replaced by a summary where compression ran. A new array, valid as the seed of a next run.
    */
   messages: Message[];
-  /** The final answer's text; null when the run was aborted or ended at the budget without an answer. */
+  /**
+   * The final answer's text; on an abort during the answer, the text streamed so far; null when
+   * the run was aborted before any answer text, or ended at the budget without an answer.
+   */
   final: string | null;
   /** The result of the last model call that completed (the grace call's without its tool calls). */
   last_result: ChatResult | null;
@@ -101,7 +104,9 @@ export interface LoopOutcome {
  *   kept in the history; tool calls in its answer are dropped. `stopped_reason` is then 'budget'.
  * - An abort (before a turn, during the model call, compression or a tool) ends the run with
  *   `stopped_reason: 'aborted'`, not an exception; every tool call in the history keeps a result
- *   (unfinished ones say "aborted"). Callees that ignore the signal are not waited for.
+ *   (unfinished ones say "aborted"). Callees that ignore the signal are not waited for. Answer
+ *   text streamed before an abort stays in the history as an assistant message (marked
+ *   `INTERRUPTED_MARK`) and is the outcome's `final`.
  * - A rejecting `ChatFn` (not an abort) emits `run_end` with `stopped_reason: 'error'` and the
  *   original error is rethrown unchanged; a `ChatFn` that resolves without a message is such an
  *   error too.
@@ -174,11 +179,19 @@ export async function run_conversation(
       emit({ type: 'llm_start', turn, grace });
       const started = performance.now();
       const result = await call_model(chat, request, grace ? [] : definitions, turn, signal, emit);
-      if (result === null) return finish('aborted', null);
-      const message = grace ? without_tool_calls(result.message) : result.message;
-      last_result = message === result.message ? result : { ...result, message };
+      if (!('result' in result)) {
+        // the text streamed before the abort stays in the history, so the model knows what it
+        // said, and is the run's answer so far
+        const partial = result.partial_text;
+        if (partial.trim() === '') return finish('aborted', null);
+        append({ role: 'assistant', content: `${partial}${INTERRUPTED_MARK}` });
+        return finish('aborted', partial);
+      }
+      const message = grace ? without_tool_calls(result.result.message) : result.result.message;
+      last_result =
+        message === result.result.message ? result.result : { ...result.result, message };
       append(message);
-      const { finish_reason, usage, provider, model } = result;
+      const { finish_reason, usage, provider, model } = result.result;
       const duration_ms = performance.now() - started;
       emit({ type: 'llm_end', turn, message, finish_reason, usage, provider, model, duration_ms });
       if (grace) return finish('budget', message.content);
@@ -231,7 +244,13 @@ function take_steering(params: LoopParams): Message[] {
   }
 }
 
-/** One model call raced against the abort; null when aborted. Deltas after it ended are dropped. */
+/** Appended to a partial answer kept in the history after an abort, for the model. */
+export const INTERRUPTED_MARK = '\n\n[interrupted by the user]';
+
+/**
+ * One model call raced against the abort: its result, or on abort the answer text streamed so
+ * far. Deltas after it ended are dropped.
+ */
 async function call_model(
   chat: ChatFn,
   request: readonly Message[],
@@ -239,17 +258,20 @@ async function call_model(
   turn: number,
   signal: AbortSignal | undefined,
   emit: (event: AgentEvent) => void,
-): Promise<ChatResult | null> {
+): Promise<{ result: ChatResult } | { partial_text: string }> {
   let live = true;
+  let partial_text = '';
   const options = {
     signal,
     on_delta: (delta: ChatDelta) => {
-      if (live) emit({ type: 'llm_delta', turn, delta });
+      if (!live) return;
+      if (delta.kind !== 'reasoning') partial_text += delta.text;
+      emit({ type: 'llm_delta', turn, delta });
     },
   };
   try {
     const outcome = await race_abort(Promise.resolve(chat(request, tools, options)), signal);
-    return outcome.aborted ? null : checked_result(outcome.value, turn);
+    return outcome.aborted ? { partial_text } : { result: checked_result(outcome.value, turn) };
   } finally {
     live = false;
   }
