@@ -333,6 +333,21 @@ describe('App frames', () => {
     expect(client.calls_of('steer')).toEqual([['session-1', 'use tabs']]);
   });
 
+  it('Esc during a run gives control back: the queued follow-up returns to the input, not a new run (C11)', async () => {
+    const { until, emit, keys, client } = await mount();
+    emit('turn.started', { ...T, input: 'long task', kind: 'prompt' });
+    await until((text) => text.includes('thinking…'));
+    keys.write('queued message\r');
+    await until((text) => text.includes('⧗ queued: queued message'));
+    client.queued_texts = ['queued message'];
+    keys.write('\u001B');
+    await vi.waitFor(() => expect(client.calls_of('interrupt')).toEqual([['session-1']]));
+    expect(client.calls_of('abort')).toEqual([]);
+    emit('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 });
+    await until((text) => text.includes('› queued message') && !text.includes('⧗ queued'));
+    expect(client.calls_of('prompt')).toEqual([]);
+  });
+
   it('takes a bracketed paste whole: its newlines do not submit', async () => {
     const { until, keys, client } = await mount();
     keys.write('\u001B[200~first line\rsecond line\u001B[201~');
@@ -349,7 +364,7 @@ describe('App frames', () => {
     await until((text) => text.includes('thinking'));
     keys.write('\u001B');
     keys.write('\u0003');
-    await vi.waitFor(() => expect(client.calls_of('abort')).toHaveLength(2));
+    await vi.waitFor(() => expect(client.calls_of('interrupt')).toHaveLength(2));
     emit('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('⊘ interrupted'));
     keys.write('\u0003');

@@ -154,6 +154,17 @@ export function App(props: AppProps) {
     set_editor(next);
   }, []);
 
+  // an interrupt gives control back: what was queued returns to the input, ahead of what is there
+  const give_back = useCallback(
+    (texts: string[]) => {
+      if (texts.length === 0) return;
+      const current = editor_ref.current;
+      const text = [...texts, ...(current.text === '' ? [] : [current.text])].join('\n');
+      update_editor({ ...current, text, cursor: text.length });
+    },
+    [update_editor],
+  );
+
   const on_key = useCallback(
     (key: Key) => {
       const current = store.get_state();
@@ -162,7 +173,7 @@ export function App(props: AppProps) {
       const in_flight = current.turn !== null;
       if (key.ctrl && key.name === 'c') {
         if (in_flight) {
-          void controller.abort();
+          void controller.interrupt().then(give_back);
           return;
         }
         if (editing.text !== '' || editing.search !== null) {
@@ -242,7 +253,7 @@ export function App(props: AppProps) {
         return;
       }
       if (key.name === 'escape' && editing.search === null && in_flight) {
-        void controller.abort();
+        void controller.interrupt().then(give_back);
         return;
       }
       if (key.ctrl && key.name === 't') {
@@ -270,7 +281,7 @@ export function App(props: AppProps) {
       if (outcome.text.trim() !== '') props.on_history?.(outcome.text);
       void controller.submit(outcome.text, { steer: outcome.steer });
     },
-    [controller, store, now, update_editor, update_note, props.files, props.on_history],
+    [controller, store, now, update_editor, update_note, give_back, props.files, props.on_history],
   );
 
   useEffect(() => props.keys.on_key(on_key), [props.keys, on_key]);

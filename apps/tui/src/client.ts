@@ -52,6 +52,8 @@ export interface TuiClient {
   follow_up(session_id: string, text: string): Promise<TurnTicket>;
   steer(session_id: string, text: string): Promise<void>;
   abort(session_id: string): Promise<boolean>;
+  /** Aborts the run and takes back what waits behind it (texts, oldest first). */
+  interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }>;
   subscribe(
     session_id: string,
     listener: (event: HostEvent) => void,

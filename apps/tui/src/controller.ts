@@ -284,6 +284,24 @@ export class TuiController {
     }
   }
 
+  /**
+   * What Esc (or Ctrl+C) during a run means: the run stops and nothing queued starts by itself.
+   * Resolves with the texts taken back (queued follow-ups, steering), oldest first, for the
+   * editor; none on failure (a notice says why).
+   */
+  async interrupt(): Promise<string[]> {
+    const session = this.store.get_state().session;
+    if (session === null) return [];
+    try {
+      const { queued } = await this.client.interrupt(session.session_id);
+      this.store.dispatch({ type: 'queue_taken' });
+      return queued;
+    } catch (error) {
+      this.store.dispatch({ type: 'notice', level: 'error', text: message_of(error) });
+      return [];
+    }
+  }
+
   /** Answers the oldest pending permission request. */
   async answer_permission(option: PermissionOption, note?: string): Promise<void> {
     const request = this.store.get_state().permissions[0];

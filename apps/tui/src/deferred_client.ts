@@ -54,6 +54,7 @@ export function deferred_client(
     follow_up: call('follow_up') as TuiClient['follow_up'],
     steer: call('steer') as TuiClient['steer'],
     abort: call('abort') as TuiClient['abort'],
+    interrupt: call('interrupt') as TuiClient['interrupt'],
     subscribe: call('subscribe') as TuiClient['subscribe'],
     respond_permission: call('respond_permission') as TuiClient['respond_permission'],
     set_approval_mode: call('set_approval_mode') as TuiClient['set_approval_mode'],

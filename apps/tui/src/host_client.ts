@@ -27,6 +27,7 @@ export function create_host_client(
     follow_up: (session_id, text) => host.follow_up(session_id, text),
     steer: (session_id, text) => host.steer(session_id, text),
     abort: (session_id) => host.abort(session_id),
+    interrupt: (session_id) => host.interrupt(session_id),
     subscribe: (session_id, listener, subscribe_options) =>
       host.subscribe(session_id, listener, { can_approve: true, ...subscribe_options }),
     respond_permission: (request_id, option, note) =>

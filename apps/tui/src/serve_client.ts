@@ -108,6 +108,7 @@ export async function create_serve_client(options: ServeClientOptions): Promise<
       await client.request('run.steer', { session_id, text });
     },
     abort: async (session_id) => (await client.request('run.abort', { session_id })).aborted,
+    interrupt: async (session_id) => client.request('run.interrupt', { session_id }),
     async subscribe(session_id, listener, subscribe_options = {}) {
       const set = listeners.get(session_id) ?? new Set<Listener>();
       listeners.set(session_id, set);

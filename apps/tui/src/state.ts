@@ -417,6 +417,8 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
           { text: action.text, client_request_id: action.client_request_id },
         ],
       };
+    case 'queue_taken':
+      return { ...state, queued: [], steering: [] };
     case 'unqueued':
       return {
         ...state,

@@ -139,6 +139,8 @@ export type TuiAction =
   | { type: 'queued'; text: string; client_request_id: string }
   /** A queued follow-up was refused: it leaves the queue. */
   | { type: 'unqueued'; client_request_id: string }
+  /** An interrupt took back everything queued and steered: none of it waits any more. */
+  | { type: 'queue_taken' }
   | { type: 'steer_sent'; text: string }
   | { type: 'clear' }
   | { type: 'toggle_reasoning' }

@@ -145,6 +145,15 @@ export class FakeClient implements TuiClient {
     this.record('steer', session_id, text);
   }
 
+  /** What `interrupt` takes back. */
+  queued_texts: string[] = [];
+
+  async interrupt(session_id: string) {
+    this.record('interrupt', session_id);
+    const queued = this.queued_texts.splice(0);
+    return { aborted: true, queued };
+  }
+
   async abort(session_id: string) {
     this.record('abort', session_id);
     return true;

@@ -223,6 +223,10 @@ export class FakeHost implements SessionHost {
     return { turn_id, queued: false };
   }
 
+  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+    return { aborted: await this.abort(session_id), queued: [] };
+  }
+
   async abort(session_id: string): Promise<boolean> {
     const session = this.#session(session_id);
     if (!session.controller) return false;

@@ -217,6 +217,28 @@ describe('SessionHost', () => {
     expect((await host.history(session_id)).filter((m) => m.role === 'user')).toHaveLength(3);
   });
 
+  it('interrupt aborts the run and takes back what was queued: nothing starts by itself (C11)', async () => {
+    const called = gate();
+    const chat = scripted_chat(async (call, options) => {
+      called.open();
+      await new Promise((_resolve, reject) =>
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+      );
+      return `re: ${last_user(call)}`;
+    });
+    const { host } = await host_with(chat);
+    const { session_id } = await host.create();
+    await host.prompt(session_id, 'long task');
+    await host.follow_up(session_id, 'then this');
+    await host.steer(session_id, 'use tabs');
+    await called.promise;
+    const taken = await host.interrupt(session_id);
+    expect(taken).toEqual({ aborted: true, queued: ['use tabs', 'then this'] });
+    await host.idle(session_id);
+    expect(chat.calls).toHaveLength(1);
+    expect((await host.get(session_id)).queued).toBe(0);
+  });
+
   it('aborts only its own session run', async () => {
     const chat = scripted_chat(async (call) => {
       if (last_user(call) === 'slow b') {

@@ -100,6 +100,8 @@ export const METHOD_HANDLERS: Handlers = {
   'run.abort': async (connection, params) => ({
     aborted: await connection.core.host.abort(params.string('session_id')),
   }),
+  'run.interrupt': async (connection, params) =>
+    connection.core.host.interrupt(params.string('session_id')),
   'run.steer': async (connection, params) => {
     const session_id = params.string('session_id');
     await connection.core.host.steer(session_id, params.string('text'));

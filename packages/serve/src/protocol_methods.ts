@@ -101,6 +101,8 @@ export interface MethodMap {
     result: TurnTicketResult;
   };
   'run.abort': { params: SessionParams; result: { aborted: boolean } };
+  /** Aborts the run and takes back what was queued behind it (its texts, oldest first). */
+  'run.interrupt': { params: SessionParams; result: { aborted: boolean; queued: string[] } };
   'run.steer': { params: SessionParams & { text: string }; result: Record<string, never> };
   'run.follow_up': { params: SessionParams & { text: string }; result: TurnTicketResult };
   'events.subscribe': {
@@ -170,6 +172,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.set_approval_mode',
   'prompt.submit',
   'run.abort',
+  'run.interrupt',
   'run.steer',
   'run.follow_up',
   'events.subscribe',

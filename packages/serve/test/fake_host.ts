@@ -231,6 +231,10 @@ export class FakeHost implements SessionHost {
     void this.#drain(session_id);
   }
 
+  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+    return { aborted: await this.abort(session_id), queued: [] };
+  }
+
   async abort(session_id: string): Promise<boolean> {
     const session = this.#session(session_id);
     if (session.running === null) return false;

@@ -344,6 +344,14 @@ export class FakeSessionHost implements SessionHost {
     return answered;
   }
 
+  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+    const live = this.#live(session_id);
+    const queued = [...live.steering, ...live.queue.map((turn) => turn.input)];
+    live.steering = [];
+    live.queue = [];
+    return { aborted: await this.abort(session_id), queued };
+  }
+
   async abort(session_id: string): Promise<boolean> {
     const live = this.#live(session_id);
     if (live.run === null) return false;

@@ -238,6 +238,18 @@ export class LiveSession {
     return new Promise((resolve) => this.#idle_waiters.push(resolve));
   }
 
+  /**
+   * Takes back what waits: the queued prompts and follow-ups and the steering text, oldest first,
+   * so nothing starts by itself after an interrupt.
+   */
+  take_queued(): string[] {
+    const texts = [...this.#steering, ...this.#queue.map((turn) => turn.input)];
+    const had = texts.length > 0;
+    this.drop_queue();
+    if (had) this.touch();
+    return texts;
+  }
+
   /** Empties the queue and the steering text. */
   drop_queue(): void {
     this.#queue = [];

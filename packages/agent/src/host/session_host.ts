@@ -219,6 +219,16 @@ class Host implements SessionHost {
     return live.abort();
   }
 
+  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+    const live = this.#sessions.get(session_id);
+    if (live === undefined) {
+      await this.get(session_id);
+      return { aborted: false, queued: [] };
+    }
+    const queued = live.take_queued();
+    return { aborted: live.abort(), queued };
+  }
+
   async steer(session_id: string, text: string): Promise<void> {
     text_argument(text, 'text');
     const live = await this.#session(session_id);

@@ -296,6 +296,12 @@ export interface SessionHost {
   ): Promise<TurnTicket>;
   /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */
   abort(session_id: string): Promise<boolean>;
+  /**
+   * What a person's Esc means: aborts the run in flight and takes back everything queued behind
+   * it (prompts, follow-ups, steering text), oldest first, so nothing starts by itself; the
+   * surface puts the texts back into its input.
+   */
+  interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }>;
   steer(session_id: string, text: string): Promise<void>;
   follow_up(session_id: string, text: string): Promise<TurnTicket>;
   subscribe(
