@@ -21,7 +21,7 @@ describe('parse_command_args', () => {
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(UsageError);
-      expect((error as UsageError).message).toBe("unknown option '--modle' for run");
+      expect((error as UsageError).message).toBe("unknown option '--modle'");
       expect((error as UsageError).suggest?.candidates).toContain('model');
     }
   });

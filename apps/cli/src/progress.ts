@@ -228,7 +228,10 @@ export class ProgressView {
         this.tool_calls.push(summary);
         if (this.#options.quiet === true) return;
         const mark = result.ok ? err.green('✓') : err.red('✗');
-        const hint = argument_hint(args);
+        // arguments that did not parse: say so, never a made-up path
+        const unparsed =
+          this.#tool_args.has(event.call.id) && this.#tool_args.get(event.call.id) === undefined;
+        const hint = unparsed ? '(arguments are not JSON)' : argument_hint(args);
         // every line of a failure, indented under the call, up to a screenful
         const lines = (summary.error ?? '').trimEnd().split('\n');
         const shown = lines.slice(0, 12);

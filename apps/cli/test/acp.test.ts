@@ -205,7 +205,10 @@ describe('lich acp, spawned', () => {
         kind: 'edit',
       });
       expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe(expected);
-      const end = lich.updates.find((entry) => entry.update.sessionUpdate === 'tool_call_update');
+      // pending, then in progress once approved (S4), then the end
+      const end = lich.updates.findLast(
+        (entry) => entry.update.sessionUpdate === 'tool_call_update',
+      );
       expect(end?.update).toMatchObject({
         status: answer === 'allow_once' ? 'completed' : 'failed',
       });

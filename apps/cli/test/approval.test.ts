@@ -122,6 +122,9 @@ describe('approval on a terminal', () => {
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('old\n');
     const second = server.requests[1]?.body as { messages: { role: string; content: string }[] };
     expect(second.messages.at(-1)?.content).toMatch(/declined write_file: notes\.txt/);
+    // the person reads a few words; the text written for the model stays with the model (C29)
+    expect(result.output).toMatch(/✗ write_file notes\.txt \S+ ms — declined\r?\n/);
+    expect(result.output).not.toMatch(/Do not retry it/);
   });
 
   it('--yolo runs it without asking', async () => {

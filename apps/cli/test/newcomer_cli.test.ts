@@ -100,4 +100,15 @@ describe('the command line as a new user meets it', () => {
       expect(last.answer?.length).toBeLessThan(60);
     }, 20_000);
   }
+
+  it('shows a call whose arguments are not JSON as such, never with a made-up path (C30)', async () => {
+    server.enqueue(
+      { tool_calls: [{ name: 'read_file', arguments: '{not json' }] },
+      { text: 'done' },
+    );
+    const result = await lich(['go'], openai_env(sandbox, server.base_url));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/✗ read_file \(arguments are not JSON\)/);
+    expect(result.stderr).not.toMatch(/read_file \. /);
+  });
 });

@@ -12,6 +12,8 @@ function field(args: unknown, name: string): string | undefined {
 
 /** What the call was asked to do, in a few words (its name and main argument). */
 export function tool_subject(name: string, args: unknown): string {
+  // arguments that did not parse reach here as their raw text: no made-up path
+  if (typeof args === 'string') return `${name} (arguments are not JSON)`;
   const path = field(args, 'path');
   switch (name) {
     case 'terminal':
@@ -28,7 +30,6 @@ export function tool_subject(name: string, args: unknown): string {
     case 'list_dir':
       return `${name} ${path ?? '.'}`;
   }
-  if (typeof args === 'string') return `${name} ${first_line(args)}`;
   if (args === null || typeof args !== 'object' || Object.keys(args).length === 0) return name;
   const text = Object.entries(args as Record<string, unknown>)
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)

@@ -18,6 +18,8 @@ import { parse_arguments } from './schema.js';
 export interface BeforeToolCallResult {
   /** When set, the call is not made; the model is told this reason. */
   block?: string;
+  /** With `block`: a few words for people (the result's `error`), `declined` say; default `block`. */
+  summary?: string;
   /** When set, the call runs with these arguments instead (validated again). */
   args?: unknown;
 }
@@ -213,8 +215,9 @@ export class ToolExecutor implements ToolRunner {
       }
       if (decision?.block !== undefined) {
         const reason = String(decision.block);
+        const error = decision.summary === undefined ? reason : String(decision.summary);
         return this.#finish(
-          { ok: false, output: `Tool call '${name}' blocked: ${reason}`, error: reason },
+          { ok: false, output: `Tool call '${name}' blocked: ${reason}`, error },
           started,
         );
       }

@@ -72,8 +72,8 @@ export interface PermissionGateOptions {
   on_warning?: (text: string) => void;
 }
 
-/** What a gate says of one call. */
-export type GateVerdict = { ok: true } | { ok: false; reason: string };
+/** What a gate says of one call: `reason` for the model, `summary` a few words for people. */
+export type GateVerdict = { ok: true } | { ok: false; reason: string; summary?: string };
 
 /** Checks each tool call of a run (or a session) against the policy, asking when it must. */
 export interface PermissionGate {
@@ -125,7 +125,11 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
       try {
         verdict = policy.decide(tool, args, options.mode(), options.remembered);
       } catch (error) {
-        return { ok: false, reason: `the permission check failed: ${String(error)}` };
+        return {
+          ok: false,
+          reason: `the permission check failed: ${String(error)}`,
+          summary: 'the permission check failed',
+        };
       }
       const rule = verdict.rule === undefined ? {} : { rule: verdict.rule };
       if (verdict.decision === 'allow') {
@@ -140,6 +144,10 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
             verdict.source === 'rule'
               ? `${title} is denied by the permission rule "${verdict.rule}" (permissions.deny in the config).`
               : `${title} was declined for the rest of this session.`,
+          summary:
+            verdict.source === 'rule'
+              ? `denied by the rule ${verdict.rule}`
+              : 'declined for this session',
         };
       }
       const approver = options.approver();
@@ -148,6 +156,7 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         return {
           ok: false,
           reason: `${title} needs approval, and no one is here to approve it. ${how_to_allow(policy, tool, args)}`,
+          summary: `needs approval, and no one can give it: allow it with "${policy.rule_for(tool, args)}" in permissions.allow`,
         };
       }
       const signal = context.signal ?? new AbortController().signal;
@@ -196,6 +205,14 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         option === 'reject_always' ? ' (and every such call for the rest of this session)' : '';
       return {
         ok: false,
+        summary:
+          option === 'cancelled'
+            ? 'stopped while waiting for approval'
+            : note !== ''
+              ? `declined: ${note}`
+              : option === 'reject_always'
+                ? 'declined for this session'
+                : 'declined',
         reason:
           option === 'cancelled'
             ? `${title} was not run: the run was stopped while it waited for approval.`
@@ -224,6 +241,9 @@ export const PERMISSION_HOOK: ToolHooks = {
     };
     if (typeof context.tool_call_id === 'string') call.tool_call_id = context.tool_call_id;
     const verdict = await gate.check(name, args, call);
-    return verdict.ok ? undefined : { block: verdict.reason };
+    if (verdict.ok) return undefined;
+    return verdict.summary === undefined
+      ? { block: verdict.reason }
+      : { block: verdict.reason, summary: verdict.summary };
   },
 };
