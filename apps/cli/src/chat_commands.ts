@@ -6,6 +6,7 @@ import {
   type SessionListing,
 } from '@lich/agent';
 import type { Message } from '@lich/core';
+import { NOTHING_TO_COMPRESS } from '@lich/core';
 
 /** What a chat's slash command works on. */
 export interface ChatState {
@@ -21,8 +22,8 @@ export interface ChatState {
 
 /** The commands only the chat has: leaving it. Every other one is the agent's registry's. */
 const LOCAL_COMMANDS: readonly CommandInfo[] = [
-  { name: 'exit', description: 'Leave the chat.' },
-  { name: 'quit', description: 'Leave the chat.' },
+  { name: 'exit', description: 'leave the chat' },
+  { name: 'quit', description: 'leave the chat' },
 ];
 
 function label(state: ChatState): string {
@@ -58,6 +59,9 @@ function chat_context(state: ChatState): CommandContext {
       const result = await agent.compact(state.history, {
         ...(state.model === undefined ? {} : { model: state.model }),
       });
+      if (!result.ok && result.error === NOTHING_TO_COMPRESS) {
+        return { ok: true, output: 'Nothing to compact yet: the conversation is still short.' };
+      }
       if (!result.ok) return { ok: false, output: `Nothing was compacted: ${result.error}` };
       const before = state.history.length;
       state.history = [...result.messages];

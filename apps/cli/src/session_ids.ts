@@ -52,7 +52,14 @@ export async function resolve_session(
   );
   if (matches.length === 1) return matches[0] as SessionSummary;
   if (matches.length === 0) {
-    throw new UsageError(`no session '${given}' in ${folder} (see lich sessions list)`, command);
+    const short =
+      wanted.length < SHORT_PREFIX_MIN
+        ? `; an id prefix needs at least ${SHORT_PREFIX_MIN} characters`
+        : '';
+    throw new UsageError(
+      `no session '${given}' in ${folder}${short} (see lich sessions list)`,
+      command,
+    );
   }
   throw new UsageError(
     `'${given}' matches ${matches.length} sessions: ${matches

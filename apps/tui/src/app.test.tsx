@@ -348,6 +348,29 @@ describe('App frames', () => {
     expect(client.calls_of('prompt')).toEqual([]);
   });
 
+  it('echoes a slash command with its words, and /help lists one style in aligned columns (C10, C23)', async () => {
+    const { until, keys, vt } = await mount({ columns: 100 });
+    keys.write('/model plainname\r');
+    await until((text) => text.includes('/model plainname') && text.includes('ran /model plainname'));
+    keys.write('/help\r');
+    await until((text) => text.includes('/steer <text>'));
+    // the command's output is indented under its echo
+    const lines = vt
+      .text()
+      .split('\n')
+      .map((line) => line.replace(/^ {2}/, '').trimEnd());
+    const row = (name: string) => lines.find((line) => line.startsWith(`/${name} `)) ?? '';
+    const column = (line: string) => line.search(/ {2}\S/);
+    const steer = row('steer');
+    const clear = row('clear');
+    expect(steer).toMatch(/^\/steer <text> +send text into the run in flight$/);
+    expect(column(steer)).toBe(column(clear));
+    for (const line of lines.filter((entry) => entry.startsWith('/'))) {
+      expect(line).not.toMatch(/\.$/);
+      expect(line).not.toMatch(/ {2}[A-Z][a-z]/);
+    }
+  });
+
   it('takes a bracketed paste whole: its newlines do not submit', async () => {
     const { until, keys, client } = await mount();
     keys.write('\u001B[200~first line\rsecond line\u001B[201~');

@@ -94,7 +94,7 @@ export function block_lines(block: Block, palette: Palette, width: number): stri
       );
     }
     case 'command': {
-      const head = palette.dim(`/${block.name}`);
+      const head = palette.dim(fit(`/${block.name}${block.args ? ` ${block.args}` : ''}`, width));
       const paint = block.ok ? (line: string) => line : palette.red;
       const body = block.output === '' ? [] : wrap_lines(block.output, width - 2, true);
       return [head, ...body.map((line) => `  ${paint(line)}`)];

@@ -7,6 +7,7 @@
 import type { ApprovalMode, CommandInfo, PermissionOption, Subscription } from '@lich/agent';
 import type { ConnectionState, TuiClient } from './client.js';
 import type { TuiStore } from './store.js';
+import { list_description } from './text_fit.js';
 
 /** Which session a launch opens. */
 export type OpenSession =
@@ -248,15 +249,25 @@ export class TuiController {
       return;
     }
     const result = await this.client.run_command(this.session_id, name, args || undefined);
-    this.store.dispatch({ type: 'command_output', name, ok: result.ok, output: result.output });
+    this.store.dispatch({
+      type: 'command_output',
+      name,
+      args,
+      ok: result.ok,
+      output: result.output,
+    });
   }
 
   private help(): string {
-    const width = Math.max(...this.commands.map((command) => command.name.length + 1));
-    const lines = this.commands.map((command) => {
-      const hint = command.argument_hint ? ` ${command.argument_hint}` : '';
-      return `/${command.name.padEnd(width)} ${command.description}${hint}`;
-    });
+    // the argument hint next to its command, the descriptions in one aligned column
+    const labels = this.commands.map(
+      (command) => `/${command.name}${command.argument_hint ? ` ${command.argument_hint}` : ''}`,
+    );
+    const width = Math.max(...labels.map((label) => label.length));
+    const lines = this.commands.map(
+      (command, index) =>
+        `${(labels[index] ?? '').padEnd(width)}  ${list_description(command.description)}`,
+    );
     return `${lines.join('\n')}\n\n${KEYS_HELP}`;
   }
 

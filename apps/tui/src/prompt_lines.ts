@@ -7,7 +7,7 @@ import string_width from 'string-width';
 import { type CompletionSources, chip_label, completions, type EditorState } from './editor.js';
 import type { Palette } from './palette.js';
 import type { PermissionView, StatusView } from './state_types.js';
-import { fit, format_tokens } from './text_fit.js';
+import { fit, format_tokens, list_description } from './text_fit.js';
 
 /** The most editor lines shown; the view follows the cursor. */
 const MAX_INPUT_LINES = 8;
@@ -99,12 +99,19 @@ export function completion_lines(
   const { candidates, selected } = offered;
   if (candidates.length === 1 && editor.cycle === null && offered.typed === candidates[0])
     return [];
-  const lines = candidates.slice(0, 5).map((candidate, index) => {
+  const shown = candidates.slice(0, 5).map((candidate) => {
     const command = commands.find((entry) => `/${entry.name}` === candidate);
-    const hint = command
-      ? `  ${command.argument_hint ? `${command.argument_hint} ` : ''}${command.description}`
-      : '';
-    const text = fit(`${candidate}${hint}`, width - 2);
+    const label = `${candidate}${command?.argument_hint ? ` ${command.argument_hint}` : ''}`;
+    return { label, description: command ? list_description(command.description) : '' };
+  });
+  // one column for the descriptions, whatever the labels' lengths
+  const column = Math.max(...shown.map((entry) => string_width(entry.label)));
+  const lines = shown.map((entry, index) => {
+    const padded = `${entry.label}${' '.repeat(column - string_width(entry.label))}`;
+    const text = fit(
+      entry.description === '' ? entry.label : `${padded}  ${entry.description}`,
+      width - 2,
+    );
     return `  ${index === selected ? palette.inverse(text) : palette.dim(text)}`;
   });
   if (candidates.length > 5) lines.push(palette.dim(`  … ${candidates.length - 5} more (Tab)`));

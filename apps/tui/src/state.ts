@@ -406,6 +406,7 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
       return push(state, {
         kind: 'command',
         name: action.name,
+        ...(action.args === undefined || action.args === '' ? {} : { args: action.args }),
         ok: action.ok,
         output: action.output,
       });

@@ -36,7 +36,8 @@ export type Block =
   | { kind: 'reasoning'; id: number; text: string; expanded: boolean }
   | { kind: 'tool'; id: number; tool: ToolView }
   | { kind: 'notice'; id: number; level: 'info' | 'warn' | 'error'; text: string }
-  | { kind: 'command'; id: number; name: string; ok: boolean; output: string }
+  /** A slash command as typed (`args` its words after the name) and what it answered. */
+  | { kind: 'command'; id: number; name: string; args?: string; ok: boolean; output: string }
   /** A turn that ended otherwise than with an answer. */
   | { kind: 'turn_end'; id: number; stop_reason: TurnStopReason; error?: string }
   /** Something collapsed before (a diff, reasoning), printed in full on request. */
@@ -135,7 +136,7 @@ export type TuiAction =
       at: number;
     }
   | { type: 'notice'; level: 'info' | 'warn' | 'error'; text: string }
-  | { type: 'command_output'; name: string; ok: boolean; output: string }
+  | { type: 'command_output'; name: string; args?: string; ok: boolean; output: string }
   | { type: 'queued'; text: string; client_request_id: string }
   /** A queued follow-up was refused: it leaves the queue. */
   | { type: 'unqueued'; client_request_id: string }

@@ -5,6 +5,16 @@
 import string_width from 'string-width';
 
 /** `text` cut to `width` columns, with `…` when it was cut. Plain text only (no ANSI codes). */
+/**
+ * A command's description in the one style lists use: no closing period, a lower-case first
+ * letter (unless the first word is an acronym), whoever wrote it (a plugin, a team's command).
+ */
+export function list_description(text: string): string {
+  const trimmed = text.trim().replace(/\.$/, '');
+  if (/^[A-Z][a-z]/.test(trimmed)) return `${trimmed[0]?.toLowerCase()}${trimmed.slice(1)}`;
+  return trimmed;
+}
+
 export function fit(text: string, width: number): string {
   if (width <= 0) return '';
   if (string_width(text) <= width) return text;

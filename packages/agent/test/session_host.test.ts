@@ -328,6 +328,24 @@ describe('SessionHost', () => {
     await expect(host.create()).rejects.toMatchObject({ code: 'shutting_down' });
   });
 
+  it('/model with a bare name switches this session\'s provider to that model (C10)', async () => {
+    const { host } = await host_with(
+      scripted_chat(() => 'x'),
+      {
+        config: {
+          providers: [
+            { kind: 'openai_compat', model: 'fake-model', base_url: 'http://127.0.0.1:9/v1' },
+          ],
+        },
+      },
+    );
+    const { session_id } = await host.create();
+    const switched = await host.run_command(session_id, 'model', 'gpt-4.1');
+    expect(switched).toMatchObject({ ok: true, output: 'Model: openai_compat/gpt-4.1' });
+    const refused = await host.run_command(session_id, 'model', 'nope/none');
+    expect(refused.ok).toBe(false);
+  });
+
   it('lists and runs slash commands', async () => {
     const chat = scripted_chat((call) => `re: ${last_user(call)}`);
     const { host } = await host_with(chat);

@@ -6,6 +6,9 @@ import { race_abort } from './race_abort.js';
 import type { ChatFn, Message, Usage, UserMessage } from './types.js';
 import { truncate_text } from './util.js';
 
+/** The `error` of a compression that had nothing to do: the history is all head and tail. */
+export const NOTHING_TO_COMPRESS = 'nothing to compress: the history is all head and tail';
+
 /** The fraction of the context window at which compression starts, unless told otherwise. */
 export const DEFAULT_COMPRESS_THRESHOLD = 0.75;
 
@@ -118,7 +121,7 @@ export async function compress_messages(
   }
   const plan = plan_compression(messages, keep_recent);
   if (plan === null) {
-    return { ok: false, messages, error: 'nothing to compress: the history is all head and tail' };
+    return { ok: false, messages, error: NOTHING_TO_COMPRESS };
   }
   const { signal } = options;
   if (signal?.aborted) return { ok: false, messages, error: 'aborted' };

@@ -3,6 +3,7 @@ export {
   compress_messages,
   DEFAULT_COMPRESS_THRESHOLD,
   DEFAULT_KEEP_RECENT,
+  NOTHING_TO_COMPRESS,
   SUMMARY_PREFIX,
   should_compress,
 } from './compressor.js';

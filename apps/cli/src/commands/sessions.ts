@@ -54,11 +54,18 @@ function render_message(context: CommandContext, message: Message): string {
 async function list(context: CommandContext, session_dir: string, values: ParsedValues) {
   const { list_sessions } = await import('@lich/session');
   const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
-  const sessions = (await list_sessions(session_dir))
-    .sort((a, b) => b.updated.localeCompare(a.updated))
-    .slice(0, limit);
+  const all = (await list_sessions(session_dir)).sort((a, b) => b.updated.localeCompare(a.updated));
+  const sessions = all.slice(0, limit);
+  // never a silent cut: what was left out is said on stderr (stdout stays the list)
+  const more = all.length - sessions.length;
+  const tell_more = () => {
+    if (more > 0) {
+      context.say(context.err.dim(`… ${more} more (lich sessions list --limit ${all.length})`));
+    }
+  };
   if (values.json) {
     context.io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    tell_more();
     return EXIT.OK;
   }
   if (sessions.length === 0) {
@@ -73,6 +80,7 @@ async function list(context: CommandContext, session_dir: string, values: Parsed
       `${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}`)}  ${title}\n`,
     );
   }
+  tell_more();
   return EXIT.OK;
 }
 
@@ -148,8 +156,18 @@ export const command_sessions: Command = async (context) => {
       const query = rest.join(' ');
       if (query === '')
         throw new UsageError('sessions search needs the text to look for', 'sessions');
+      // --limit counts sessions here too: up to 50 hits of each of the newest matching ones
       const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
-      const hits = await session.search_sessions(session_dir, query, { limit });
+      const found = await session.search_sessions(session_dir, query, { limit: 10_000 });
+      const ids = [...new Set(found.map((hit) => hit.session_id))];
+      const kept = new Set(ids.slice(0, limit));
+      const per_session = new Map<string, number>();
+      const hits = found.filter((hit) => {
+        if (!kept.has(hit.session_id)) return false;
+        const count = (per_session.get(hit.session_id) ?? 0) + 1;
+        per_session.set(hit.session_id, count);
+        return count <= 50;
+      });
       if (values.json) {
         context.io.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
         return EXIT.OK;
@@ -157,7 +175,14 @@ export const command_sessions: Command = async (context) => {
       if (hits.length === 0) context.say(`no session mentions '${query}'`);
       for (const hit of hits) {
         context.io.stdout.write(
-          `${hit.session_id}:${hit.line}  ${context.out.dim(`${hit.message.role}:`)} ${hit.excerpt}\n`,
+          `${short_id(hit.session_id)}:${hit.line}  ${context.out.dim(`${hit.message.role}:`)} ${hit.excerpt}\n`,
+        );
+      }
+      if (ids.length > kept.size) {
+        context.say(
+          context.err.dim(
+            `… ${ids.length - kept.size} more sessions mention it (--limit ${ids.length})`,
+          ),
         );
       }
       return EXIT.OK;
@@ -170,7 +195,23 @@ export const command_sessions: Command = async (context) => {
         context.io.stdout.write(markdown.endsWith('\n') ? markdown : `${markdown}\n`);
       } else {
         const target = resolve(context.io.cwd, out);
-        await writeFile(target, markdown);
+        try {
+          await writeFile(target, markdown);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          const why =
+            code === 'ENOENT'
+              ? 'its folder does not exist'
+              : code === 'EACCES' || code === 'EPERM'
+                ? 'no permission to write there'
+                : code === 'EISDIR'
+                  ? 'it is a folder'
+                  : error instanceof Error
+                    ? error.message
+                    : String(error);
+          context.say(`${context.err.red('lich:')} cannot write the export to ${target}: ${why}`);
+          return EXIT.FAILURE;
+        }
         context.say(`wrote ${target}`);
       }
       return EXIT.OK;

@@ -4,7 +4,7 @@ import { SessionHostError } from './session_host_error.js';
 /** `/help`: every command with its description. */
 const HELP: SlashCommand = {
   name: 'help',
-  description: 'List the slash commands.',
+  description: 'list the slash commands',
   run(context) {
     const lines = context
       .commands()
@@ -18,7 +18,7 @@ const HELP: SlashCommand = {
 
 const CLEAR: SlashCommand = {
   name: 'clear',
-  description: 'Start the conversation afresh (the session file keeps what was said).',
+  description: 'start the conversation afresh (the session file keeps what was said)',
   async run(context) {
     await context.clear();
     return { ok: true, output: 'The conversation was cleared.' };
@@ -27,7 +27,7 @@ const CLEAR: SlashCommand = {
 
 const COMPACT: SlashCommand = {
   name: 'compact',
-  description: 'Summarise the earlier conversation now, to free context.',
+  description: 'summarise the earlier conversation now, to free context',
   run(context) {
     return context.compact();
   },
@@ -35,7 +35,7 @@ const COMPACT: SlashCommand = {
 
 const MODEL: SlashCommand = {
   name: 'model',
-  description: 'Show the model, or switch this session to another one.',
+  description: 'show the model, or switch this session to another one',
   argument_hint: '[provider/model]',
   async run(context, args) {
     if (args === '') {
@@ -61,7 +61,7 @@ const MODEL: SlashCommand = {
 
 const SESSIONS: SlashCommand = {
   name: 'sessions',
-  description: 'List the sessions of this work dir, newest first.',
+  description: 'list the sessions of this work dir, newest first',
   async run(context) {
     const sessions = await context.sessions();
     if (sessions.length === 0) return { ok: true, output: 'No sessions yet.' };

@@ -1,3 +1,4 @@
+import { NOTHING_TO_COMPRESS } from '@lich/core';
 import type { Agent } from '../agent.js';
 import type { CommandContext } from './command_registry.js';
 import type { LiveSession } from './live_session.js';
@@ -30,6 +31,9 @@ export function host_command_context(
   };
 }
 
+/** What `/compact` says when the conversation is too short to compact. */
+export const NOTHING_TO_COMPACT = 'Nothing to compact yet: the conversation is still short.';
+
 /**
  * `/compact` in a host: the session's history summarised now (not while a run is in flight),
  * recorded as a `compress_end` record and published as a `compaction` event.
@@ -44,6 +48,10 @@ export async function compact_live_session(
   const result = await agent.compact(before, {
     ...(live.model_spec === undefined ? {} : { model: live.model_spec }),
   });
+  if (!result.ok && result.error === NOTHING_TO_COMPRESS) {
+    // nothing went wrong: one neutral line, no failed compaction
+    return { ok: true, output: NOTHING_TO_COMPACT };
+  }
   if (!result.ok) {
     live.publish('compaction', {
       turn_id: '',

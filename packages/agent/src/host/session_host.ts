@@ -285,7 +285,13 @@ class Host implements SessionHost {
   async set_model(session_id: string, model: string): Promise<void> {
     text_argument(model, 'model');
     const live = await this.#session(session_id);
-    if (this.#agent.resolve_model(model) === null) {
+    let spec = model.trim();
+    // a bare name no entry has: this session's provider with that model (`/model gpt-4.1`)
+    if (!spec.includes('/') && this.#agent.resolve_model(spec) === null) {
+      const current = this.#agent.resolve_model(live.model_spec)?.[0];
+      if (current !== undefined) spec = `${current.kind}/${spec}`;
+    }
+    if (this.#agent.resolve_model(spec) === null) {
       const known = this.models()
         .map((entry) => `${entry.provider}/${entry.model}`)
         .join(', ');
@@ -294,7 +300,7 @@ class Host implements SessionHost {
         `no configured provider serves '${model}'${known ? `; configured: ${known}` : ''}`,
       );
     }
-    live.model_spec = model.trim();
+    live.model_spec = spec;
     live.touch();
   }
 
