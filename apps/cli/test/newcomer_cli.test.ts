@@ -111,4 +111,23 @@ describe('the command line as a new user meets it', () => {
     expect(result.stderr).toMatch(/✗ read_file \(arguments are not JSON\)/);
     expect(result.stderr).not.toMatch(/read_file \. /);
   });
+
+  it('says what is past --limit, and explains a short prefix or an unwritable export (C25, C26)', async () => {
+    for (let index = 0; index < 3; index++) server.enqueue({ text: `answer ${index}` });
+    for (let index = 0; index < 3; index++) {
+      expect((await lich([`task ${index}`], openai_env(sandbox, server.base_url))).code).toBe(0);
+    }
+    const listed = await lich(['sessions', 'list', '--limit', '2']);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2);
+    expect(listed.stderr).toMatch(/… 1 more \(lich sessions list --limit 3\)/);
+    const short = await lich(['sessions', 'export', 'zz']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/an id prefix needs at least 4 characters/);
+    const newest = listed.stdout.split(/\s/)[0] ?? '';
+    const unwritable = await lich(['sessions', 'export', newest, '--out', '/nonexistent/dir/x.md']);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(
+      /^lich: cannot write the export to \/nonexistent\/dir\/x\.md: its folder does not exist/,
+    );
+  });
 });
