@@ -119,14 +119,15 @@ Options:
 ${LOG_FLAGS}
 ${AGENT_FLAGS}`;
 
-const TUI = `Usage: lich tui [options]
+const TUI = `Usage: lich tui [options] ["task"]
        lich                  (alone, on a terminal)
 
 The full-screen conversation over one session: the answer streams with markdown, reasoning
 dimmed, one line per tool call, permission requests answered with one key. Enter sends (while a
 run is in flight it queues a follow-up; Ctrl+Enter or /steer steers the run), Esc or Ctrl+C
 aborts the run, Ctrl+C twice on an empty prompt leaves; /help lists the keys and commands.
-The input history is kept per folder in .lich/tui_history.jsonl.
+The input history is kept per folder in .lich/tui_history.jsonl. With a task, the TUI opens and
+runs it at once.
 
 Options:
   -c, --continue        open this folder's most recent session
@@ -134,7 +135,10 @@ Options:
                         choose from a list
   --connect             run the agent in a \`lich serve --stdio\` child process, restarted if it
                         dies, and talk to it over the serve protocol
-${AGENT_FLAGS}`;
+${AGENT_FLAGS.split('\n')
+  // the TUI always shows reasoning (Ctrl+T folds it)
+  .filter((line) => !line.includes('--show-reasoning'))
+  .join('\n')}`;
 
 const SERVE = `Usage: lich serve [options]
        lich serve --stdio [options]

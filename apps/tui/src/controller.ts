@@ -133,7 +133,10 @@ export class TuiController {
     if (matches.length > 1) {
       throw new Error(`${matches.length} sessions match '${given}'; give more of the id`);
     }
-    throw new Error(`no session '${given}' in this folder (lich sessions list shows them)`);
+    throw Object.assign(
+      new Error(`no session '${given}' in this folder (lich sessions list shows them)`),
+      { code: 'unknown_session' },
+    );
   }
 
   private async attach(info: Awaited<ReturnType<TuiClient['create']>>): Promise<void> {

@@ -36,6 +36,8 @@ export interface RunTuiOptions {
   history_file?: string | null;
   /** Reasoning shown in full from the start. */
   show_reasoning?: boolean;
+  /** A first prompt, submitted once the session is open (`lich tui "task"`). */
+  prompt?: string;
   /** The approval mode new sessions start in (the host's default when absent). */
   approval_mode?: ApprovalMode;
   /**
@@ -109,7 +111,13 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   );
 
   options.on_start?.({ notice: (level, text) => store.dispatch({ type: 'notice', level, text }) });
-  controller.start(options.open ?? { kind: 'new' }).catch((error: unknown) => {
+  controller
+    .start(options.open ?? { kind: 'new' })
+    .then(() => {
+      const first = options.prompt?.trim() ?? '';
+      if (first !== '') return controller.submit(first, { steer: false });
+    })
+    .catch((error: unknown) => {
     const text = error instanceof Error ? error.message : String(error);
     store.dispatch({ type: 'notice', level: 'error', text: `could not open the session: ${text}` });
     // "no such session" is a usage error everywhere (exit 2), as for lich sessions show

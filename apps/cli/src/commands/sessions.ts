@@ -84,6 +84,13 @@ async function list(context: CommandContext, session_dir: string, values: Parsed
   return EXIT.OK;
 }
 
+/** Whether stdin and stdout are both a terminal, and the TUI is not turned off. */
+async function on_a_terminal(context: CommandContext): Promise<boolean> {
+  if (context.io.stdout.isTTY !== true || context.io.env.LICH_NO_TUI === '1') return false;
+  const { stdin_kind } = await import('../stdin_kind.js');
+  return (await stdin_kind(context.io)) === 'tty';
+}
+
 /** `lich sessions repair <id>`: moves a session's bad lines to `<file>.corrupt`. */
 async function repair(context: CommandContext, summary: SessionSummary): Promise<number> {
   const { read_session } = await import('@lich/session');
@@ -224,6 +231,15 @@ export const command_sessions: Command = async (context) => {
       if (id === undefined) {
         throw new UsageError(`no session to resume in ${session_dir}`, 'sessions');
       }
+      const task = (rest[0] === undefined ? [] : rest.slice(1)).join(' ').trim();
+      if (task === '' && (await on_a_terminal(context))) {
+        // the same interactive surface as `lich -c`: the TUI, on this session
+        const { basename } = await import('node:path');
+        const session_id = basename(id).replace(/\.jsonl$/, '');
+        const flags = context.argv.filter((word) => word !== 'resume' && word !== rest[0]);
+        const { command_tui } = await import('./tui.js');
+        return command_tui({ ...context, argv: [...flags, '--resume', session_id] });
+      }
       if (report_no_provider(context, loaded.config, model_given(context, values)))
         return EXIT.USAGE;
       const output = output_settings('sessions', values);
@@ -234,7 +250,6 @@ export const command_sessions: Command = async (context) => {
         command: 'sessions',
       });
       try {
-        const task = (rest[0] === undefined ? [] : rest.slice(1)).join(' ').trim();
         if (task === '') {
           return await chat_loop(context, {
             agent,

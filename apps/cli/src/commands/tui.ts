@@ -218,12 +218,6 @@ export const command_tui: Command = async (context) => {
     context.io.stdout.write(`${help_text('tui')}\n`);
     return EXIT.OK;
   }
-  if (positionals.length > 0) {
-    throw new UsageError(
-      `tui takes no task; type it at the prompt (or: lich "${positionals.join(' ')}")`,
-      'tui',
-    );
-  }
   const open = open_session(values);
   const mode = approval_mode(values);
   const { stdin_kind } = await import('../stdin_kind.js');
@@ -260,6 +254,8 @@ export const command_tui: Command = async (context) => {
     work_dir,
     env: context.io.env,
     show_reasoning: values['show-reasoning'] === true,
+    // `lich tui "task"`: the TUI opens and runs the task, as `claude "task"` does
+    ...(positionals.length > 0 ? { prompt: positionals.join(' ') } : {}),
     ...(mode === undefined ? {} : { approval_mode: mode }),
     on_start: (screen) => lines.attach((level, text) => screen.notice(level, text)),
     on_first_frame: () => {
