@@ -61,11 +61,14 @@ export function gateway_pack_suite(spec: GatewayPackSpec): void {
   describe(`the installed @lich/${name}`, () => {
     it('is packed with its dist, README and bin only, no tests and no build info', () => {
       const own = closure?.packs[0];
-      const allowed = /^package\/(dist\/[^/].*|README\.md|package\.json|LICENSE)$/;
+      const allowed =
+        /^package\/(dist\/[^/].*|bin\/lich-[a-z-]+\.js|README\.md|package\.json|LICENSE)$/;
       expect(own?.entries.filter((entry) => !allowed.test(entry))).toEqual([]);
       expect(own?.entries.filter((entry) => /\.test\.|tsbuildinfo/.test(entry))).toEqual([]);
       expect(own?.entries).toContain('package/dist/bin.js');
-      expect(own?.manifest.bin).toEqual({ [`lich-${name}`]: './dist/bin.js' });
+      // the command is a committed launcher, so pnpm links it before any build (no install warning)
+      expect(own?.entries).toContain(`package/bin/lich-${name}.js`);
+      expect(own?.manifest.bin).toEqual({ [`lich-${name}`]: `./bin/lich-${name}.js` });
     });
 
     it('holds its SDK, the gateway and the agent, and nothing of the TUI or another platform', () => {
@@ -78,7 +81,7 @@ export function gateway_pack_suite(spec: GatewayPackSpec): void {
 
     it('starts its bin from the prefix: help, and a refusal without credentials', async () => {
       const prefix = closure?.prefix as string;
-      const bin = join(prefix, 'node_modules', '@lich', name, 'dist', 'bin.js');
+      const bin = join(prefix, 'node_modules', '@lich', name, 'bin', `lich-${name}.js`);
       expect((await readFile(bin, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: prefix, NO_COLOR: '1' };
       const help = await run(process.execPath, [bin, '--help'], { cwd: prefix, env });
