@@ -55,6 +55,9 @@ function argument_hint(args: unknown): string {
   return '';
 }
 
+/** Leads the reasoning on stderr when colour is off (dimmed text tells it apart otherwise). */
+export const REASONING_LABEL = '[reasoning] ';
+
 /**
  * Shows a run as it happens. stdout gets the answer and nothing else: on a terminal it streams
  * live; through a pipe each turn's text is written when the turn ends, so text the model writes
@@ -72,8 +75,11 @@ export class ProgressView {
     write: (text: string) => {
       this.#flush();
       this.#options.stdout.write(text);
+      if (text !== '') this.#stdout_mid_line = !text.endsWith('\n');
     },
   };
+  /** Whether what went to stdout last left a line open (an answer cut mid-stream). */
+  #stdout_mid_line = false;
   readonly #live: boolean;
   /** Whether a spinner shows while waiting: on a terminal, unless quiet. */
   readonly #spins: boolean;
@@ -166,6 +172,8 @@ export class ProgressView {
           if (!this.#options.show_reasoning) return;
           this.#clear_spinner();
           this.#streamed_reasoning = true;
+          // without colour a label tells the reasoning from the answer
+          if (!this.#reasoning_open && !err.enabled) stderr.write(REASONING_LABEL);
           this.#reasoning_open = true;
           stderr.write(err.dim(event.delta.text));
           return;
@@ -180,7 +188,7 @@ export class ProgressView {
         this.#clear_spinner();
         const { message } = event;
         if (this.#options.show_reasoning && !this.#streamed_reasoning && message.reasoning) {
-          stderr.write(`${err.dim(message.reasoning)}\n`);
+          stderr.write(`${err.enabled ? '' : REASONING_LABEL}${err.dim(message.reasoning)}\n`);
         }
         this.#close_reasoning();
         if (this.#options.verbose === true) {
@@ -293,5 +301,15 @@ export class ProgressView {
     this.#clear_spinner();
     this.#close_reasoning();
     this.#flush();
+  }
+
+  /**
+   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
+   * on a line of its own. Idempotent.
+   */
+  finish_line(): void {
+    if (!this.#stdout_mid_line || !this.#live) return;
+    this.#options.stdout.write('\n');
+    this.#stdout_mid_line = false;
   }
 }

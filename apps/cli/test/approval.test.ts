@@ -266,6 +266,37 @@ describe('the question on a terminal: what it approves, and only deliberate keys
   }, 40_000);
 });
 
+describe('lines on a terminal (C19, C39)', () => {
+  it('Ctrl+C in the middle of an answer puts the notice on a line of its own', async () => {
+    server.enqueue({
+      text: 'Slow answer streaming word by word and on and on.',
+      chunk_chars: 4,
+      chunk_delay_ms: 120,
+    });
+    const result = await run_on_pty(
+      ['answer slowly'],
+      [{ after: 'Slow', send: '\u0003', key: true, wait_ms: 200 }],
+    );
+    expect(result.code).toBe(130);
+    expect(result.output).toMatch(/Slow[^\n]*\r?\n[^\n]*aborting…/);
+    expect(result.output).not.toMatch(/[a-z]aborting…/);
+  });
+
+  it('lich chat leaves a blank line before the next prompt, and a new line when it ends', async () => {
+    server.enqueue({ text: '# Title\n\nsome **markdown**' });
+    const result = await run_on_pty(
+      ['chat'],
+      [
+        { after: '/exit to leave', send: 'hello' },
+        { after: 'markdown', send: '\u0004', key: true, wait_ms: 300 },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.output).toMatch(/some \*\*markdown\*\*\r?\n\r?\n[^\n]*›/);
+    expect(result.output).toMatch(/›\s*\r?\n$/);
+  });
+});
+
 describe('approval off a terminal', () => {
   it('runs every call as before, with no question', async () => {
     write_then_answer();

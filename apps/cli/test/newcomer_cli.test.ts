@@ -86,7 +86,10 @@ describe('the command line as a new user meets it', () => {
         cwd: sandbox.work_dir,
         env: openai_env(sandbox, server.base_url),
         on_spawn: (child) => {
-          setTimeout(() => child.kill('SIGINT'), 1_200);
+          // once the answer streams (the run and its Ctrl+C handler are up), a Ctrl+C
+          void server
+            .wait_for_requests(1, { timeout_ms: 10_000 })
+            .then(() => setTimeout(() => child.kill('SIGINT'), 500));
         },
       });
       expect(result.code).toBe(130);
@@ -129,5 +132,16 @@ describe('the command line as a new user meets it', () => {
     expect(unwritable.stderr).toMatch(
       /^lich: cannot write the export to \/nonexistent\/dir\/x\.md: its folder does not exist/,
     );
+  });
+
+  it('labels the reasoning when colour is off (C28)', async () => {
+    server.enqueue({ reasoning: 'Thinking hard about this.', text: 'The answer is 42.' });
+    const result = await lich(['--show-reasoning', 'q'], {
+      ...openai_env(sandbox, server.base_url),
+      NO_COLOR: '1',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('[reasoning] Thinking hard about this.');
+    expect(result.stdout).toBe('The answer is 42.\n');
   });
 });

@@ -127,9 +127,15 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     }
     set_raw_mode(stdin, interactive);
     lines.resume();
-    if (interactive) lines.prompt();
+    // a blank line between the answer and the next prompt
+    if (interactive) {
+      stderr.write('\n');
+      lines.prompt();
+    }
   }
   lines.close();
+  // leaving with Ctrl+C or Ctrl+D: the shell's prompt starts on a line of its own
+  if (interactive) stderr.write('\n');
   if (stopped_by !== undefined) return stopped_by;
   if (interrupted) return EXIT.ABORTED;
   return failed ? EXIT.FAILURE : EXIT.OK;

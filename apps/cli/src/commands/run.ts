@@ -109,6 +109,7 @@ export async function execute_task(
   });
   const interrupt = on_interrupt((text) => {
     view.stop();
+    view.finish_line();
     context.say(context.err.yellow(text));
   });
   const report = new RunReport(agent.config.providers[0]);
