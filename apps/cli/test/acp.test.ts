@@ -238,6 +238,33 @@ describe('lich acp, spawned', () => {
     expect(await lich.exited).toBe(0);
   }, 30_000);
 
+  it('answers session/new for a folder that does not exist with invalid params, naming it (S7)', async () => {
+    model = await start_openai_server();
+    const lich = spawn_acp(openai_env(sandbox, model.base_url));
+    await lich.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION });
+    const missing = join(sandbox.temp.path, 'no-such-folder');
+    await expect(
+      lich.agent.request('session/new', { cwd: missing, mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(`${missing} does not exist`),
+    });
+    // and a file is not a folder
+    await expect(
+      lich.agent.request('session/new', {
+        cwd: join(sandbox.work_dir, 'notes.txt'),
+        mcpServers: [],
+      }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('is not a folder') });
+    const { sessionId } = await lich.agent.request('session/new', {
+      cwd: sandbox.work_dir,
+      mcpServers: [],
+    });
+    expect(sessionId).toBeTruthy();
+    lich.close();
+    expect(await lich.exited).toBe(0);
+  }, 30_000);
+
   it('answers a prompt error as a JSON-RPC error and keeps serving', async () => {
     model = await start_openai_server({
       script: [{ kind: 'status', status: 401, message: 'bad key' }, { text: 'ok now' }],

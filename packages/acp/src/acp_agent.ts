@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type {
   HostEvent,
@@ -176,6 +177,14 @@ export class AcpAgent implements AcpAgentHandlers {
     if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
       throw acp_errors.invalid_params(`cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
     }
+    // a folder that is not there is the editor's mistake, said to it (not an internal error)
+    let is_folder: boolean;
+    try {
+      is_folder = statSync(cwd).isDirectory();
+    } catch {
+      throw acp_errors.invalid_params(`cwd ${cwd} does not exist`);
+    }
+    if (!is_folder) throw acp_errors.invalid_params(`cwd ${cwd} is not a folder`);
     return cwd;
   }
 

@@ -115,7 +115,9 @@ export const TWITCH_DEFINITION: PlatformDefinition = {
 
 Settings: the "twitch" section of .lich/gateway.json takes the access keys (allow_users are
 Twitch user ids; allow_groups channel names), the bus keys, and channels, prefix, moderator,
-username_env, token_env. Each channel is one conversation; there are no direct messages.`,
+username_env, token_env, and for another chat server (a test server) server, port and secure
+(TLS: true by default on port 443; false for a plain-text server). Each channel is one
+conversation; there are no direct messages.`,
   make_adapter: make_twitch_adapter,
 };
 

@@ -14,6 +14,23 @@ export interface GatewayTexts {
   approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
 }
 
+/**
+ * The pairing notice naming the command of the gateway that runs, so the owner can type it
+ * where the bot was started: `lich gateway pair <platform> <code>` under `lich gateway`, else
+ * `<bin> pair <code>` (`lich-gateway-telegram pair AB12CD34`).
+ */
+export function pairing_text_for(program: string): GatewayTexts['pairing'] {
+  return (platform, code) => {
+    const command = program.startsWith('lich gateway')
+      ? `lich gateway pair ${platform} ${code}`
+      : `${program} pair ${code}`;
+    return (
+      `I don't know you yet. To let you in, the owner of this bot runs:\n\n` +
+      `${command}\n\nThe code works for one hour.`
+    );
+  };
+}
+
 /** What the gateway says (in English) where `GatewayTexts` overrides nothing. */
 export const DEFAULT_TEXTS: GatewayTexts = {
   slow_down: 'Slow down a little: I will answer again in a moment.',

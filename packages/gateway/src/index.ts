@@ -43,6 +43,7 @@ export {
   type PlatformCliIo,
   type PlatformDefinition,
   type PlatformOption,
+  run_pairing,
   run_platform_bin,
   run_platform_cli,
 } from './platform_cli.js';

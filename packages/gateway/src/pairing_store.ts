@@ -172,6 +172,14 @@ export class PairingStore {
     return Object.keys((await this.#read(platform)).approved);
   }
 
+  /** The approved users of `platform`, with the names they had when let in. */
+  async approved_users(platform: string): Promise<{ user_id: string; user_name: string }[]> {
+    return Object.entries((await this.#read(platform)).approved).map(([user_id, entry]) => ({
+      user_id,
+      user_name: entry.user_name,
+    }));
+  }
+
   /** The requests still waiting on `platform`. */
   async pending(platform: string): Promise<PendingPairing[]> {
     const file = await this.#read(platform);

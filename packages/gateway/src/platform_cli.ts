@@ -175,21 +175,23 @@ function apply_flags(settings: PlatformSettings, values: Record<string, unknown>
 }
 
 async function pair(
-  definition: PlatformDefinition,
+  definition: Pick<PlatformDefinition, 'platform'>,
   store: PairingStore,
   code: string | undefined,
   io: PlatformCliIo,
 ): Promise<number> {
   if (code === undefined) {
     const pending = await store.pending(definition.platform);
-    const approved = await store.approved(definition.platform);
+    const approved = await store.approved_users(definition.platform);
     io.stdout.write(`waiting (${pending.length}):\n`);
     for (const item of pending) {
       const minutes = Math.max(0, Math.round((item.expires_at - Date.now()) / 60_000));
       io.stdout.write(`  ${item.user_id}  ${item.user_name}  (expires in ${minutes} min)\n`);
     }
     io.stdout.write(`let in (${approved.length}):\n`);
-    for (const id of approved) io.stdout.write(`  ${id}\n`);
+    for (const user of approved) {
+      io.stdout.write(`  ${user.user_id}${user.user_name === '' ? '' : `  ${user.user_name}`}\n`);
+    }
     return 0;
   }
   const result = await store.approve(definition.platform, code);
@@ -282,6 +284,26 @@ export async function run_platform_cli(
       return fail(error.message, 2);
     if (error instanceof Error && error.name === 'AccessPolicyError') return fail(error.message, 2);
     return fail(error instanceof Error ? error.message : String(error), 1);
+  }
+}
+
+/**
+ * `pair [<code>]` for any platform, without its package: the pairing store is the same for every
+ * platform, under `<work dir>/.lich/gateway/pairing` (or `state_dir`). Lets in the user a code
+ * was given to, or lists who waits and who was let in. Resolves with the exit code.
+ */
+export async function run_pairing(
+  platform: string,
+  code: string | undefined,
+  options: { work_dir: string; state_dir?: string; io: PlatformCliIo },
+): Promise<number> {
+  const state_dir = resolve(options.work_dir, options.state_dir ?? join('.lich', 'gateway'));
+  const store = new PairingStore({ dir: join(state_dir, 'pairing') });
+  try {
+    return await pair({ platform }, store, code, options.io);
+  } catch (error) {
+    options.io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { GatewayLogEntry } from './gateway_bus.js';
 import { GatewayBus } from './gateway_bus.js';
 import { GatewayConfigError, type PlatformSettings } from './gateway_config.js';
+import { pairing_text_for } from './gateway_texts.js';
 import { conversation_key_of } from './inbound_message.js';
 import type { PairingStore } from './pairing_store.js';
 import type { PlatformCliIo, PlatformDefinition } from './platform_cli.js';
@@ -130,6 +131,8 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
               conversation_key: conversation_key_of(platform, approvals),
             },
           }),
+      // the owner runs the pairing command of the gateway that is running (S5)
+      texts: { pairing: pairing_text_for(input.io.program ?? `lich-gateway-${platform}`) },
       on_log: log,
     });
   } catch (error) {

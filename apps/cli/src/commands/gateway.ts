@@ -32,6 +32,26 @@ function is_missing(error: unknown, name: string): boolean {
 }
 
 /**
+ * `packages/gateway-<platform>` of the checkout this CLI was built in (`apps/cli/dist/…` →
+ * `packages/gateway-<platform>/dist/index.js`), when it is built there; null otherwise.
+ */
+async function workspace_package(platform: string): Promise<PlatformPackage | null> {
+  const { existsSync } = await import('node:fs');
+  const { dirname, join, resolve } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  // the bin and the bundle live under apps/cli/dist: the repository is three folders up
+  for (let folder = dirname(process.argv[1] ?? ''), up = 0; up < 5; up++) {
+    const entry = join(folder, 'packages', `gateway-${platform}`, 'dist', 'index.js');
+    if (existsSync(entry) && existsSync(join(folder, 'pnpm-workspace.yaml'))) {
+      const loaded = (await import(pathToFileURL(entry).href)) as Partial<PlatformPackage>;
+      return typeof loaded.run_cli === 'function' ? (loaded as PlatformPackage) : null;
+    }
+    folder = resolve(folder, '..');
+  }
+  return null;
+}
+
+/**
  * Imports `@lich/gateway-<platform>` on demand (never statically: `lich` ships no platform SDK),
  * or says how to install it.
  */
@@ -45,6 +65,9 @@ async function load_platform(
     loaded = (await import(name)) as Partial<PlatformPackage>;
   } catch (error) {
     if (!is_missing(error, name)) throw error;
+    // in a checkout of Lich, the package is built next to this CLI: use it
+    const in_checkout = await workspace_package(platform);
+    if (in_checkout !== null) return in_checkout;
     const { err } = context;
     context.say(
       `${err.red('lich:')} the ${platform} gateway is not installed. Install it next to lich:`,
@@ -57,6 +80,47 @@ async function load_platform(
     throw new Error(`${name} is installed but is not a Lich gateway package (it has no run_cli)`);
   }
   return loaded as PlatformPackage;
+}
+
+/**
+ * `lich gateway pair <platform> [<code>]`: the pairing store is the same for every platform, so
+ * this needs no platform package (S5); `-C`/`--work-dir` and `--state-dir` say where it is.
+ */
+async function pair_without_package(
+  context: CommandContext,
+  platform: string,
+  argv: readonly string[],
+): Promise<number> {
+  const { parseArgs } = await import('node:util');
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        'work-dir': { type: 'string', short: 'C' },
+        'state-dir': { type: 'string' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), 'gateway');
+  }
+  if (parsed.positionals.length > 1) throw new UsageError('pair takes one code', 'gateway');
+  const { resolve } = await import('node:path');
+  const { run_pairing } = await import('@lich/gateway');
+  const state_dir = parsed.values['state-dir'];
+  return run_pairing(platform, parsed.positionals[0], {
+    work_dir: resolve(context.io.cwd, String(parsed.values['work-dir'] ?? '.')),
+    ...(typeof state_dir === 'string' ? { state_dir } : {}),
+    io: {
+      env: context.io.env,
+      cwd: context.io.cwd,
+      stdout: context.io.stdout,
+      stderr: context.io.stderr,
+      program: `lich gateway pair ${platform}`,
+    },
+  });
 }
 
 /**
@@ -89,6 +153,7 @@ export const command_gateway: Command = async (context) => {
       { word: platform, candidates: GATEWAY_PLATFORMS },
     );
   }
+  if (word === 'pair') return pair_without_package(context, platform, forwarded.slice(1));
   const loaded = await load_platform(context, platform);
   if (loaded === null) return EXIT.USAGE;
   return loaded.run_cli(forwarded, {
