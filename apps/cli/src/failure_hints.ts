@@ -30,7 +30,8 @@ function failures_of(error: unknown): Failure[] {
 
 /**
  * Lines of advice after a failed run, from what failed: a 401/403 names the variable the key is
- * read from (and says when it is unset); a refused connection to Ollama asks whether it runs; a
+ * read from (and says when it is unset); a refused connection to Ollama asks whether it runs, to
+ * any other base URL whether its server runs; a
  * `retry-after` longer than Lich waits says how long the provider asked for. Pure; never throws.
  */
 export function failure_hints(
@@ -57,6 +58,11 @@ export function failure_hints(
       const where = entry?.base_url ?? env.OLLAMA_HOST ?? '127.0.0.1:11434';
       hints.push(
         `is Ollama running? Start it with 'ollama serve', or set OLLAMA_HOST (tried ${where})`,
+      );
+    }
+    if (failure.provider !== 'ollama' && failure.kind === 'network' && entry?.base_url) {
+      hints.push(
+        `is the server at ${entry.base_url} running? Nothing answered there (check --base-url or LICH_BASE_URL)`,
       );
     }
     if (failure.status === 429 && failure.retry_after_ms !== undefined) {

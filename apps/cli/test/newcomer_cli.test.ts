@@ -144,4 +144,15 @@ describe('the command line as a new user meets it', () => {
     expect(result.stderr).toContain('[reasoning] Thinking hard about this.');
     expect(result.stdout).toBe('The answer is 42.\n');
   });
+
+  it('asks whether the server at an unreachable base URL runs (C36)', async () => {
+    const result = await lich(['hi'], {
+      ...sandbox.env,
+      LICH_PROVIDER: 'openai_compat',
+      LICH_MODEL: 'fake-model',
+      LICH_BASE_URL: 'http://127.0.0.1:9/v1',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/is the server at http:\/\/127\.0\.0\.1:9\/v1 running\?/);
+  }, 60_000);
 });
