@@ -351,7 +351,9 @@ describe('App frames', () => {
   it('echoes a slash command with its words, and /help lists one style in aligned columns (C10, C23)', async () => {
     const { until, keys, vt } = await mount({ columns: 100 });
     keys.write('/model plainname\r');
-    await until((text) => text.includes('/model plainname') && text.includes('ran /model plainname'));
+    await until(
+      (text) => text.includes('/model plainname') && text.includes('ran /model plainname'),
+    );
     keys.write('/help\r');
     await until((text) => text.includes('/steer <text>'));
     // the command's output is indented under its echo

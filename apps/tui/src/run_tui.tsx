@@ -118,13 +118,17 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       if (first !== '') return controller.submit(first, { steer: false });
     })
     .catch((error: unknown) => {
-    const text = error instanceof Error ? error.message : String(error);
-    store.dispatch({ type: 'notice', level: 'error', text: `could not open the session: ${text}` });
-    // "no such session" is a usage error everywhere (exit 2), as for lich sessions show
-    const code = (error as { code?: unknown; data?: { name?: unknown } }).code;
-    const name = (error as { data?: { name?: unknown } }).data?.name;
-    controller.exit(code === 'unknown_session' || name === 'unknown_session' ? 2 : 1);
-  });
+      const text = error instanceof Error ? error.message : String(error);
+      store.dispatch({
+        type: 'notice',
+        level: 'error',
+        text: `could not open the session: ${text}`,
+      });
+      // "no such session" is a usage error everywhere (exit 2), as for lich sessions show
+      const code = (error as { code?: unknown; data?: { name?: unknown } }).code;
+      const name = (error as { data?: { name?: unknown } }).data?.name;
+      controller.exit(code === 'unknown_session' || name === 'unknown_session' ? 2 : 1);
+    });
 
   const code = await controller.exited;
   // The terminal first: whatever the backend does next, the person gets their shell back.

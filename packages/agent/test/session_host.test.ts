@@ -219,10 +219,10 @@ describe('SessionHost', () => {
 
   it('interrupt aborts the run and takes back what was queued: nothing starts by itself (C11)', async () => {
     const called = gate();
-    const chat = scripted_chat(async (call, options) => {
+    const chat = scripted_chat(async (call) => {
       called.open();
       await new Promise((_resolve, reject) =>
-        options?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        call.options.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
       );
       return `re: ${last_user(call)}`;
     });
@@ -328,7 +328,7 @@ describe('SessionHost', () => {
     await expect(host.create()).rejects.toMatchObject({ code: 'shutting_down' });
   });
 
-  it('/model with a bare name switches this session\'s provider to that model (C10)', async () => {
+  it("/model with a bare name switches this session's provider to that model (C10)", async () => {
     const { host } = await host_with(
       scripted_chat(() => 'x'),
       {
