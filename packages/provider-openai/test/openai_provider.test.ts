@@ -191,6 +191,28 @@ describe('create_openai_provider: the OpenAI mapping (the rest is the contract s
     expect(sent).toEqual(expected);
   });
 
+  it('sends what the messages and tools say now, also when they were changed in place', async () => {
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-test',
+      base_url: openai.server.base_url,
+    });
+    const history: Message[] = [{ role: 'user', content: 'first words' }];
+    const tools = [WEATHER_TOOL];
+    openai.server.enqueue({ text: 'one' }, { text: 'two' });
+    await provider.chat(history, tools);
+    // nothing in the contract forbids it: a caller may edit a message or the tool list it owns
+    (history[0] as { content: string }).content = 'edited words';
+    tools.push({ ...WEATHER_TOOL, name: 'clock' });
+    await provider.chat(history, tools);
+    const body = openai.server.requests.at(-1)?.body as {
+      messages: { content: string }[];
+      tools: { function: { name: string } }[];
+    };
+    expect(body.messages[0]?.content).toBe('edited words');
+    expect(body.tools.map((tool) => tool.function.name)).toEqual(['weather', 'clock']);
+  });
+
   it('reads reasoning_tokens, and OpenRouter reasoning as reasoning deltas', async () => {
     openai.server.enqueue({
       reasoning: 'Two plus two.',

@@ -1,7 +1,7 @@
 // Runs `post_json` from the built package against the URL it is given, `count` times, reads each
 // body to its end, says what happened on one JSON line and then simply returns: the process must
 // exit on its own, at once, with no socket or timer holding it open.
-import { post_json } from '../../dist/post_json.js';
+import { post_json } from '../../dist/http/post_json.js';
 import { read_sse } from '../../dist/read_sse.js';
 
 const [url, count = '1', idle_timeout_ms = '60000'] = process.argv.slice(2);
@@ -9,7 +9,7 @@ const options = { provider: 'child', model: 'm', idle_timeout_ms: Number(idle_ti
 const said = { events: 0, error: null };
 try {
   for (let round = 0; round < Number(count); round++) {
-    const response = await post_json(url, { round }, options);
+    const response = await post_json(url, JSON.stringify({ round }), options);
     for await (const event of read_sse(response.body)) if (event.data !== '[DONE]') said.events++;
   }
 } catch (error) {

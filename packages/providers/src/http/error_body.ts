@@ -1,4 +1,5 @@
 import { one_line } from '@lich/core';
+import type { HeaderLookup } from './response_headers.js';
 
 /** What a provider's error body says: its message and its error type or code. */
 export interface ErrorBodyInfo {
@@ -8,9 +9,14 @@ export interface ErrorBodyInfo {
 
 /**
  * Reads a provider's error body. `body` is the parsed JSON (or `undefined` when the body was not
- * JSON) and `text` the raw body. Must not throw.
+ * JSON), `text` the raw body and `headers` the answer's headers (Bedrock names the error type in
+ * one). Must not throw.
  */
-export type ErrorExtractor = (body: unknown, text: string) => ErrorBodyInfo | undefined;
+export type ErrorExtractor = (
+  body: unknown,
+  text: string,
+  headers: HeaderLookup,
+) => ErrorBodyInfo | undefined;
 
 function string_field(value: unknown, key: string): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -33,7 +39,7 @@ export function html_summary(text: string): string {
  * `{ error: '…' }`, a bare `{ message }` or `{ detail }`, an HTML page (its title) and plain text
  * (an excerpt). Must not throw.
  */
-export const default_extract_error: ErrorExtractor = (body, text) => {
+export const default_extract_error = (body: unknown, text: string): ErrorBodyInfo | undefined => {
   if (typeof body === 'object' && body !== null) {
     const error: unknown = Reflect.get(body, 'error');
     if (typeof error === 'string' && error !== '') return { message: error };
