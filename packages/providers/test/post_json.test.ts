@@ -2,8 +2,7 @@ import { type FakeServer, start_fake_server, unused_port_url } from '@lich/testk
 import { afterEach, describe, expect, it } from 'vitest';
 import { post_json } from '../src/http/post_json.js';
 import { ProviderError } from '../src/provider_error.js';
-import { read_ndjson } from '../src/read_ndjson.js';
-import { read_sse } from '../src/read_sse.js';
+import { events_of, lines_of } from './events_of.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -31,7 +30,7 @@ async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
 const CONTEXT = { provider: 'test', model: 'm-1' };
 
 describe('post_json against the fake provider servers', () => {
-  it('streams SSE through read_sse and sends JSON with the given headers', async () => {
+  it('streams SSE and sends JSON with the given headers', async () => {
     const server = await serve('anthropic', [{ text: 'Hello there' }]);
     const response = await post_json(
       `${server.base_url}/v1/messages`,
@@ -40,8 +39,7 @@ describe('post_json against the fake provider servers', () => {
     );
     expect(response.status).toBe(200);
     expect(response.request_id).toBe('req_anthropic_1');
-    const events = [];
-    for await (const event of read_sse(response.body)) events.push(event);
+    const events = await events_of(response);
     expect(events[0]?.event).toBe('message_start');
     expect(events.at(-1)?.event).toBe('message_stop');
     expect(server.requests[0]?.headers['x-api-key']).toBe('k');
@@ -52,8 +50,7 @@ describe('post_json against the fake provider servers', () => {
   it('reads NDJSON and whole JSON bodies', async () => {
     const server = await serve('ollama', [{ text: 'abc' }, { text: 'whole' }]);
     const streamed = await post_json(`${server.base_url}/api/chat`, '{}', CONTEXT);
-    const lines: unknown[] = [];
-    for await (const line of read_ndjson(streamed.body)) lines.push(line);
+    const lines = await lines_of(streamed);
     expect(lines.at(-1)).toMatchObject({ done: true });
     const whole = await post_json(`${server.base_url}/api/chat`, '{"stream":false}', CONTEXT);
     expect(await whole.json()).toMatchObject({ message: { content: 'whole' } });
@@ -149,13 +146,7 @@ describe('post_json against the fake provider servers', () => {
       ...CONTEXT,
       idle_timeout_ms: 150,
     });
-    const quiet = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          // nothing arrives
-        }
-      })(),
-    );
+    const quiet = await rejection(events_of(response));
     expect(quiet.kind).toBe('timeout');
   });
 
@@ -167,13 +158,7 @@ describe('post_json against the fake provider servers', () => {
       idle_timeout_ms: 0,
       signal,
     });
-    const error = await rejection(
-      (async () => {
-        for await (const _ of response.body) {
-          // nothing arrives
-        }
-      })(),
-    );
+    const error = await rejection(response.each_chunk(() => false));
     expect(error.kind).toBe('aborted');
   });
 
@@ -185,9 +170,7 @@ describe('post_json against the fake provider servers', () => {
       ...CONTEXT,
       idle_timeout_ms: 150,
     });
-    let count = 0;
-    for await (const event of read_sse(response.body)) if (event.data) count += 1;
-    expect(count).toBeGreaterThan(10);
+    expect((await events_of(response)).length).toBeGreaterThan(10);
   });
 
   it('maps a connection cut mid-stream to a retryable stream error', async () => {
@@ -199,13 +182,7 @@ describe('post_json against the fake provider servers', () => {
       '{"stream":true}',
       CONTEXT,
     );
-    const error = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          // read until the cut
-        }
-      })(),
-    );
+    const error = await rejection(events_of(response));
     expect(error).toMatchObject({ kind: 'stream', retryable: true });
     expect(error.message).toContain('the connection broke mid-stream');
   });
@@ -249,12 +226,11 @@ describe('post_json against the fake provider servers', () => {
     let seen = 0;
     const started = performance.now();
     const error = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          seen += 1;
-          if (seen === 3) controller.abort();
-        }
-      })(),
+      events_of(response, () => {
+        seen += 1;
+        if (seen === 3) controller.abort();
+        return false;
+      }),
     );
     expect(error.kind).toBe('aborted');
     expect(performance.now() - started).toBeLessThan(1_000);

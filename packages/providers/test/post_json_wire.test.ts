@@ -1,10 +1,9 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ProviderResponse, post_json } from '../src/http/post_json.js';
+import { post_json } from '../src/http/post_json.js';
 import { ProviderError } from '../src/provider_error.js';
-import { read_sse } from '../src/read_sse.js';
-import { SseParser } from '../src/sse_parser.js';
+import { data_of, events_of } from './events_of.js';
 import { type Handler, sse_handler, start_wire_server, type WireServer } from './wire_server.js';
 
 const CONTEXT = { provider: 'test', model: 'm-1' };
@@ -29,25 +28,6 @@ async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   throw new Error('expected a rejection');
 }
 
-/** Every event's data up to `stop_at`, read off the body as a provider reads it. */
-async function events_until(response: ProviderResponse, stop_at: string): Promise<string[]> {
-  const parser = new SseParser();
-  const data: string[] = [];
-  for await (const bytes of response.body) {
-    const events = parser.push(bytes).map((event) => event.data);
-    const at = events.indexOf(stop_at);
-    data.push(...(at < 0 ? events : events.slice(0, at + 1)));
-    if (at >= 0) break;
-  }
-  return data;
-}
-
-async function data_of(body: AsyncIterable<Uint8Array>): Promise<string[]> {
-  const data: string[] = [];
-  for await (const event of read_sse(body)) data.push(event.data);
-  return data;
-}
-
 describe('post_json over node:http', () => {
   it('reuses one kept-alive connection for requests to the same host, error answers included', async () => {
     let calls = 0;
@@ -62,7 +42,7 @@ describe('post_json over node:http', () => {
       sse_handler(3)(request, response);
     });
     const first = await post_json(`${server.url}/chat`, JSON.stringify({ n: 1 }), CONTEXT);
-    expect(await data_of(first.body)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '[DONE]']);
+    expect(await data_of(first)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '[DONE]']);
     const limited = await rejection(
       post_json(`${server.url}/chat`, JSON.stringify({ n: 2 }), CONTEXT),
     );
@@ -88,24 +68,23 @@ describe('post_json over node:http', () => {
     let seen = 0;
     let aborted_at = 0;
     const error = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          seen += 1;
-          if (seen === 2) {
-            setTimeout(() => {
-              aborted_at = performance.now();
-              controller.abort();
-            }, 50);
-          }
+      events_of(response, () => {
+        seen += 1;
+        if (seen === 2) {
+          setTimeout(() => {
+            aborted_at = performance.now();
+            controller.abort();
+          }, 50);
         }
-      })(),
+        return false;
+      }),
     );
     expect(error.kind).toBe('aborted');
     expect(seen).toBe(2);
     expect(performance.now() - aborted_at).toBeLessThan(200);
     await server.wait_closed(1, 1_000);
     const again = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await events_until(again, '2')).toEqual(['1', '2']);
+    expect(await data_of(again, '2')).toEqual(['1', '2']);
     expect(server.connections).toBe(2);
   });
 
@@ -120,10 +99,10 @@ describe('post_json over node:http', () => {
       else stream(request, response); // 1.5 s between events: longer than the idle limit
     });
     const first = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await data_of(first.body)).toEqual(['{"n":0}', '[DONE]']);
+    expect(await data_of(first)).toEqual(['{"n":0}', '[DONE]']);
     // the same connection, reused, carries an answer slower than the idle limit to its end
     const slow = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await data_of(slow.body)).toEqual(['{"n":0}', '{"n":1}', '[DONE]']);
+    expect(await data_of(slow)).toEqual(['{"n":0}', '{"n":1}', '[DONE]']);
     expect(server.connections).toBe(1);
     expect(server.closed).toBe(0);
     const freed = Date.now();
@@ -136,14 +115,16 @@ describe('post_json over node:http', () => {
     const server = await serve(sse_handler(50, 20));
     const started = performance.now();
     const left = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await events_until(left, '{"n":0}')).toEqual(['{"n":0}']);
+    expect(await data_of(left, '{"n":0}')).toEqual(['{"n":0}']);
     expect(performance.now() - started).toBeLessThan(900);
     await server.wait_closed(1, 1_000);
     const thrown = new Error('the reader gave up');
     const reader = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    const error = await (async () => {
-      for await (const _ of reader.body) throw thrown;
-    })().catch((caught: unknown) => caught);
+    const error = await reader
+      .each_chunk(() => {
+        throw thrown;
+      })
+      .catch((caught: unknown) => caught);
     expect(error).toBe(thrown);
     await server.wait_closed(2, 1_000);
     expect(server.connections).toBe(2);
@@ -153,10 +134,10 @@ describe('post_json over node:http', () => {
     const server = await serve(sse_handler(3));
     for (let round = 0; round < 3; round++) {
       const response = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-      expect(await events_until(response, '{"n":2}')).toEqual(['{"n":0}', '{"n":1}', '{"n":2}']);
+      expect(await data_of(response, '{"n":2}')).toEqual(['{"n":0}', '{"n":1}', '{"n":2}']);
     }
     const whole = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await data_of(whole.body)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '[DONE]']);
+    expect(await data_of(whole)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '[DONE]']);
     expect(server.connections).toBe(1);
   });
 
@@ -167,7 +148,7 @@ describe('post_json over node:http', () => {
       response.write('data: [DONE]\n\n'); // and never ends
     });
     const response = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    expect(await events_until(response, '[DONE]')).toEqual(['[DONE]']);
+    expect(await data_of(response, '[DONE]')).toEqual(['[DONE]']);
     await server.wait_closed(1, 1_000);
   });
 
@@ -187,7 +168,7 @@ describe('post_json over node:http', () => {
     const response = await post_json(`${server.url}/chat`, '{}', CONTEXT);
     await server.wait_closed(1);
     await new Promise((wake) => setTimeout(wake, 20));
-    const error = await rejection(data_of(response.body));
+    const error = await rejection(data_of(response));
     expect(error).toMatchObject({ kind: 'stream', retryable: true });
     expect(error.message).toBe(
       'test (m-1): stream error: the connection broke mid-stream (other side closed)',
@@ -263,11 +244,11 @@ describe('post_json over node:http', () => {
       }
     });
     const good = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    const data = await data_of(good.body);
+    const data = await data_of(good);
     expect(data).toHaveLength(20);
     expect(data.at(-1)).toBe('{"n":19}');
     const bad = await post_json(`${server.url}/chat`, '{}', CONTEXT);
-    const error = await rejection(data_of(bad.body));
+    const error = await rejection(data_of(bad));
     expect(error.kind).toBe('stream');
     expect(error.message).toContain('the connection broke mid-stream (incorrect header check)');
   });

@@ -112,11 +112,11 @@ export function create_http_provider<
           return false;
         };
         let done = false;
-        // leaving the loop at the final event reads the rest off: the connection is kept
-        for await (const bytes of response.body) {
+        // stopping at the final event reads the rest off: the connection is kept
+        await response.each_chunk((bytes) => {
           done = feed(decoder.push(bytes));
-          if (done) break;
-        }
+          return done;
+        });
         if (!done) feed(decoder.end());
         return stream.result();
       } catch (error) {

@@ -1,9 +1,10 @@
-import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { one_line } from '@lich/core';
 import { ProviderError } from '../provider_error.js';
 import { connection_error, cut_error, to_provider_error } from '../to_provider_error.js';
 import { default_extract_error, type ErrorExtractor, html_summary } from './error_body.js';
+import { client_for, decoded, lookup, read_off } from './node_client.js';
 import {
   type HeaderLookup,
   parse_request_id,
@@ -26,7 +27,7 @@ export interface PostJsonOptions {
   extract_error?: ErrorExtractor;
 }
 
-/** A successful (2xx) answer whose body is still to be read, once, one way or another. */
+/** A successful (2xx) answer whose body is still to be read, once. */
 export interface ProviderResponse {
   status: number;
   /** The answer's headers, any case. */
@@ -34,12 +35,14 @@ export interface ProviderResponse {
   content_type: string;
   request_id: string | undefined;
   /**
-   * The body's chunks. Each restarts the idle timer; every failure is a `ProviderError`
-   * (`aborted`, `timeout`, `stream` for a cut connection). Leaving the loop early (the stream's
-   * final event came, or the reader threw) reads the rest off for up to `RELEASE_WAIT_MS`, so the
-   * connection serves the next request, and closes it when the rest takes longer.
+   * Reads the body, once: `on_chunk` gets each chunk as it arrives (each restarts the idle timer)
+   * and returns `true` once it needs no more (the stream's final event came); the rest is then
+   * read off for up to 100 ms (`RELEASE_WAIT_MS`), so the connection serves the next request, and closed
+   * when it takes longer. Resolves at the end of the body or after that `true`; rejects with what
+   * `on_chunk` threw, unchanged (the connection closed), or with a `ProviderError` (`aborted`,
+   * `timeout`, `stream` for a cut connection). Never calls `on_chunk` after an abort.
    */
-  body: AsyncIterable<Uint8Array>;
+  each_chunk(on_chunk: (chunk: Uint8Array) => boolean): Promise<void>;
   /** The whole body as text (a non-streaming answer). */
   text(): Promise<string>;
   /** The whole body parsed as JSON; not JSON → `ProviderError` kind `parse` with an excerpt. */
@@ -50,89 +53,9 @@ const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** The longest delay a Node timer takes; a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
-/**
- * How long a kept-alive connection may sit idle before it is closed (undici's default as well);
- * Node's agent makes it a second shorter than a server's `keep-alive: timeout=N` that asks for less.
- */
-export const FREE_SOCKET_TIMEOUT_MS = 4_000;
-/** How long the rest of a body left early may take to end before its connection is closed. */
-const RELEASE_WAIT_MS = 100;
 /** The redirects `fetch` follows with the same method and body; credentials stay on their origin. */
 const MAX_REDIRECTS = 20;
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
-
-interface Client {
-  request: typeof import('node:http').request;
-  agent: Agent;
-}
-const clients = new Map<string, Promise<Client>>();
-
-/**
- * `node:http` or `node:https` with one keep-alive agent each, loaded on the first request of its
- * protocol (a process that never posts pays nothing). Node's agent unrefs a free socket, so it
- * never holds the process open, and closes it after `FREE_SOCKET_TIMEOUT_MS` idle.
- */
-function client_for(protocol: string): Promise<Client> | undefined {
-  if (protocol !== 'http:' && protocol !== 'https:') return undefined;
-  let client = clients.get(protocol);
-  if (client === undefined) {
-    const load = protocol === 'https:' ? import('node:https') : import('node:http');
-    client = load.then((module) => ({
-      request: module.request,
-      agent: new module.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS }),
-    }));
-    clients.set(protocol, client);
-  }
-  return client;
-}
-
-/** `Headers.get` over Node's header object. */
-function lookup(headers: IncomingHttpHeaders): HeaderLookup {
-  return {
-    get(name) {
-      const value = headers[name.toLowerCase()];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-  };
-}
-
-/** The body decoded when the server compressed it although nothing asked for that. */
-async function decoded(response: IncomingMessage): Promise<Readable> {
-  const coding = response.headers['content-encoding']?.trim().toLowerCase();
-  if (coding === undefined || coding === '' || coding === 'identity') return response;
-  const zlib = await import('node:zlib');
-  const { pipeline } = await import('node:stream');
-  const sync = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  const brotli = zlib.constants.BROTLI_OPERATION_FLUSH;
-  const stage =
-    coding === 'gzip' || coding === 'x-gzip'
-      ? zlib.createGunzip(sync)
-      : coding === 'deflate'
-        ? zlib.createInflate(sync)
-        : coding === 'br'
-          ? zlib.createBrotliDecompress({ flush: brotli, finishFlush: brotli })
-          : undefined;
-  // an error anywhere destroys the stage with that error, which its iterator rethrows
-  return stage === undefined ? response : pipeline(response, stage, () => undefined);
-}
-
-/** Reads the rest of `response` off so its socket goes back to the agent; closes it past the wait. */
-function read_off(response: IncomingMessage): Promise<void> {
-  return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Node hands the socket back to the agent a tick after 'end'
-    const done = () => {
-      clearTimeout(timer);
-      setImmediate(resolve);
-    };
-    if (response.readableEnded) return done();
-    timer = setTimeout(() => {
-      response.destroy();
-      resolve();
-    }, RELEASE_WAIT_MS);
-    response.on('error', done).once('end', done).once('close', done).resume();
-  });
-}
 
 /**
  * POSTs `json` (JSON text) through `node:http` / `node:https` (connections kept alive for the next
@@ -155,35 +78,38 @@ export async function post_json(
   json: string,
   options: PostJsonOptions,
 ): Promise<ProviderResponse> {
-  const { provider, model } = options;
+  const { provider, model, signal } = options;
   const context = { provider, model };
-  if (options.signal?.aborted)
-    throw to_provider_error(undefined, { ...context, signal: options.signal });
-  // The request's own controller: the idle timer fires it, and so does the caller's signal.
-  const own = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal;
+  const aborted = () => to_provider_error(undefined, { ...context, signal });
+  if (signal?.aborted) throw aborted();
+  let current: ClientRequest | undefined;
+  /** Why the exchange was stopped (the idle timer or the caller), once it was. */
+  let stopped: ProviderError | undefined;
+  const stop = (reason: ProviderError) => {
+    stopped ??= reason;
+    current?.destroy();
+  };
   const limit = options.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS;
   const timer =
     limit > 0 && limit <= MAX_TIMER_MS
       ? setTimeout(() => {
           const cause = new Error(`no data for ${limit} ms`);
-          own.abort(new ProviderError({ kind: 'timeout', ...context, cause }));
+          stop(new ProviderError({ kind: 'timeout', ...context, cause }));
         }, limit)
       : undefined;
   timer?.unref();
-  let current: ClientRequest | undefined;
-  const on_abort = () => current?.destroy();
-  signal.addEventListener('abort', on_abort, { once: true });
+  // Nothing downstream takes a signal (the request is destroyed by hand): one listener will do.
+  const on_abort = () => stop(aborted());
+  signal?.addEventListener('abort', on_abort, { once: true });
   /** The exchange is over: no timer, and a later abort has nothing to close. */
   const finish = () => {
     clearTimeout(timer);
     current = undefined;
-    signal.removeEventListener('abort', on_abort);
+    signal?.removeEventListener('abort', on_abort);
   };
   /** Whatever broke, in `ProviderError` terms: an abort or a timeout wins over what it caused. */
   const failure = (error: unknown, connected: boolean): ProviderError => {
-    if (options.signal?.aborted) return to_provider_error(error, { ...context, signal });
-    if (own.signal.aborted) return own.signal.reason as ProviderError;
+    if (stopped !== undefined) return stopped;
     if (ProviderError.is_instance(error)) return error;
     return connected ? cut_error(error, context) : connection_error(error, context);
   };
@@ -197,6 +123,7 @@ export async function post_json(
       'content-type': 'application/json',
       ...options.headers,
     };
+    // bytes, not a string: Node would join a string to the head and convert the whole of it
     const payload = Buffer.from(json);
     headers['content-length'] = String(payload.length);
     for (let redirects = 0; ; redirects++) {
@@ -205,7 +132,7 @@ export async function post_json(
         throw new Error(`unsupported protocol '${target.protocol}' (use http: or https:)`);
       }
       const { request, agent } = await client;
-      if (signal.aborted) throw signal.reason;
+      if (stopped !== undefined) throw stopped;
       response = await new Promise<IncomingMessage>((resolve, reject) => {
         current = request(target, { method: 'POST', agent, headers });
         // stays attached for the request's life: an 'error' nobody hears would crash the process
@@ -235,39 +162,64 @@ export async function post_json(
   const request_id = parse_request_id(headers);
 
   let used = false;
-  async function* read(): AsyncGenerator<Uint8Array, void, undefined> {
+  const each_chunk = async (on_chunk: (chunk: Uint8Array) => boolean): Promise<void> => {
     if (used) throw new Error('post_json: the response body was already read');
     used = true;
-    let ended = false;
-    let source: Readable = raw;
+    let source: Readable;
     try {
       source = await decoded(raw);
-      // leaving the loop must not destroy the answer by itself: `finally` decides
-      for await (const chunk of source.iterator({ destroyOnReturn: false })) {
-        if (signal.aborted) throw signal.reason;
-        timer?.refresh();
-        yield chunk as Uint8Array;
-      }
-      ended = true;
     } catch (error) {
-      ended = true;
+      finish();
       raw.destroy();
       throw failure(error, true);
-    } finally {
-      finish();
-      if (!ended) {
-        if (source === raw && !signal.aborted) await read_off(raw);
-        else raw.destroy();
-      }
     }
-  }
+    // The chunks come from 'data' events, straight into `on_chunk`: no async step per chunk.
+    return new Promise<void>((resolve, reject) => {
+      let over = false;
+      const end = (outcome: { error: unknown } | undefined) => {
+        if (over) return;
+        over = true;
+        finish();
+        if (outcome === undefined) return resolve();
+        raw.destroy();
+        reject(outcome.error);
+      };
+      const broke = (error: unknown) => end({ error: failure(error, true) });
+      source
+        .on('data', (chunk: Uint8Array) => {
+          if (over) return;
+          if (stopped !== undefined) return broke(stopped);
+          timer?.refresh();
+          let enough: boolean;
+          try {
+            enough = on_chunk(chunk);
+          } catch (error) {
+            return end({ error });
+          }
+          if (!enough) return;
+          over = true;
+          finish();
+          if (source === raw) read_off(raw).then(resolve);
+          else {
+            raw.destroy();
+            resolve();
+          }
+        })
+        .on('end', () => end(undefined))
+        .on('error', broke)
+        // destroyed without an error: the connection closed before the end
+        .on('close', () => broke(new Error('Premature close')));
+      // it broke before the first read: nothing more will be emitted
+      if (source.destroyed) broke(source.errored ?? new Error('Premature close'));
+    });
+  };
   const read_all = async (max = Number.POSITIVE_INFINITY): Promise<string> => {
     const decoder = new TextDecoder();
     let text = '';
-    for await (const chunk of read()) {
+    await each_chunk((chunk) => {
       text += decoder.decode(chunk, { stream: true });
-      if (text.length > max) break;
-    }
+      return text.length > max;
+    });
     return text + decoder.decode();
   };
   /** The start of a body that explains a failure; `''` when it broke (the status says enough). */
@@ -313,9 +265,7 @@ export async function post_json(
     headers,
     content_type,
     request_id,
-    get body() {
-      return read();
-    },
+    each_chunk,
     text: () => read_all(),
     async json() {
       const text = await read_all();
