@@ -33,6 +33,7 @@ export function create_anthropic_provider(config: ProviderConfig): LLMProvider {
     settings: read_anthropic_settings(config),
     build_request: build_anthropic_request,
     decoder: () => new SseParser(),
+    key_envs: ['ANTHROPIC_API_KEY'],
     stream_state: (context, on_delta) => new AnthropicStreamState(context, on_delta),
     from_json: from_anthropic_response,
   });

@@ -33,6 +33,7 @@ export function create_openai_provider(config: ProviderConfig): LLMProvider {
     settings: read_openai_settings(config),
     build_request: build_openai_request,
     decoder: () => new SseParser(),
+    key_envs: ['OPENAI_API_KEY'],
     stream_state: (context, on_delta) => new OpenAiStreamState(context, on_delta),
     from_json: from_openai_response,
     extract_error: (body, text) => {

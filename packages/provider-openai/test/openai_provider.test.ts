@@ -23,6 +23,7 @@ const openai = provider_contract_suite({
       ...config,
     }),
   no_stream_options: { stream: false },
+  key_env: 'OPENAI_API_KEY',
 });
 
 /** OpenRouter names the reasoning field `reasoning`. */

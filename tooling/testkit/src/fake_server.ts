@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { render_anthropic } from './anthropic_render.js';
 import { error_body } from './error_body.js';
 import { fixture_content_type, read_fixture, split_lines } from './fixtures.js';
+import { render_gemini } from './gemini_render.js';
 import { render_ollama } from './ollama_render.js';
 import { render_openai } from './openai_render.js';
 import type { RenderContext, RenderedResponse } from './render.js';
@@ -60,19 +61,33 @@ const PATHS: Record<WireFormat, string> = {
   openai: '/v1/chat/completions',
   anthropic: '/v1/messages',
   ollama: '/api/chat',
+  gemini: '/v1beta/models/{model}:streamGenerateContent',
 };
+
+/** Whether a request to `path` is one the format answers (Gemini names the model in it). */
+function answers(format: WireFormat, path: string): boolean {
+  if (format === 'gemini')
+    return /^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path);
+  return path === PATHS[format];
+}
 
 const STREAM_TYPES: Record<WireFormat, string> = {
   openai: 'text/event-stream; charset=utf-8',
   anthropic: 'text/event-stream; charset=utf-8',
   ollama: 'application/x-ndjson',
+  gemini: 'text/event-stream',
 };
 
 const HTML_PAGE =
   '<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n' +
   '<center><h1>502 Bad Gateway</h1></center>\n<hr><center>nginx</center>\n</body>\n</html>\n';
 
-const RENDERERS = { openai: render_openai, anthropic: render_anthropic, ollama: render_ollama };
+const RENDERERS = {
+  openai: render_openai,
+  anthropic: render_anthropic,
+  ollama: render_ollama,
+  gemini: render_gemini,
+};
 
 function is_reply(step: ScriptStep): step is FakeReply {
   return step.kind === undefined || step.kind === 'reply';
@@ -87,7 +102,9 @@ function record_headers(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function wants_stream(format: WireFormat, body: unknown): boolean {
+function wants_stream(format: WireFormat, body: unknown, path: string): boolean {
+  // Gemini says it by the endpoint
+  if (format === 'gemini') return path.includes(':streamGenerateContent');
   const stream =
     typeof body === 'object' && body !== null ? Reflect.get(body, 'stream') : undefined;
   // Ollama streams unless told not to; the others only when asked.
@@ -272,13 +289,13 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         headers: record_headers(request),
         body,
         raw_body,
-        stream: wants_stream(format, body),
+        stream: wants_stream(format, body, path),
       };
       received += 1;
       if (options.record_requests !== false) requests.push(recorded);
       for (const waiter of waiters) waiter();
 
-      if (path !== PATHS[format]) {
+      if (!answers(format, path)) {
         send_json(
           response,
           404,
@@ -342,7 +359,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
   return {
     format,
     url,
-    base_url: format === 'openai' ? `${url}/v1` : url,
+    base_url: format === 'openai' ? `${url}/v1` : format === 'gemini' ? `${url}/v1beta` : url,
     port,
     path: PATHS[format],
     requests,
@@ -392,6 +409,13 @@ export function start_anthropic_server(
   options: Omit<FakeServerOptions, 'format'> = {},
 ): Promise<FakeServer> {
   return start_fake_server({ ...options, format: 'anthropic' });
+}
+
+/** `start_fake_server({ format: 'gemini', … })`. */
+export function start_gemini_server(
+  options: Omit<FakeServerOptions, 'format'> = {},
+): Promise<FakeServer> {
+  return start_fake_server({ ...options, format: 'gemini' });
 }
 
 /** `start_fake_server({ format: 'ollama', … })`. */

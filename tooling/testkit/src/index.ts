@@ -15,11 +15,13 @@ export {
   type FakeServerOptions,
   start_anthropic_server,
   start_fake_server,
+  start_gemini_server,
   start_ollama_server,
   start_openai_server,
 } from './fake_server.js';
 export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
 export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
+export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
 export { render_ollama } from './ollama_render.js';
 export { render_openai } from './openai_render.js';
 export { type ProviderContractSpec, provider_contract_suite } from './provider_contract.js';

@@ -2,6 +2,7 @@ import type { ChatDelta, ChatResult, Message, ToolDefinition } from '@lich/core'
 import type { ChunkDecoder } from '../byte_source.js';
 import type { CallContext } from '../call_context.js';
 import type { LLMProvider, ProviderConfig } from '../provider.js';
+import { failure_facts, ProviderError } from '../provider_error.js';
 import type { StreamState } from '../stream_state.js';
 import { to_provider_error } from '../to_provider_error.js';
 import type { ErrorExtractor } from './error_body.js';
@@ -28,7 +29,7 @@ export interface ProviderWire<
   settings: Settings;
   /**
    * The request body of one call, built from the whole conversation each time (nothing is kept
-   * between calls); `stream` says whether it asks for a stream.
+   * between calls): the one place a request is made.
    */
   build_request: (
     config: ProviderConfig,
@@ -36,7 +37,12 @@ export interface ProviderWire<
     messages: readonly Message[],
     tools: readonly ToolDefinition[],
     max_tokens: number | undefined,
-  ) => { stream: boolean };
+  ) => object;
+  /**
+   * Whether a call streams, for an API that says so by its URL rather than by a `stream` field of
+   * the body (the default reads `body.stream === true`).
+   */
+  streams?: (settings: Settings) => boolean;
   /** A fresh decoder of the streamed body, for each call (`SseParser`, `NdjsonDecoder`…). */
   decoder: () => ChunkDecoder<Chunk>;
   /** A fresh state that puts one streamed answer together. */
@@ -50,6 +56,13 @@ export interface ProviderWire<
    * failure is a `config` or `network` `ProviderError` of the provider's choosing.
    */
   sign?: (request: WireRequest, signal: AbortSignal | undefined) => Promise<Record<string, string>>;
+  /**
+   * The variables the API key is read from by default, named in an authentication error when
+   * the config names none (`config.api_key_env`).
+   */
+  key_envs?: readonly string[];
+  /** Whether a failure is the API refusing the credentials (default: HTTP 401 and 403). */
+  is_auth_error?: (error: ProviderError) => boolean;
   /** The request URL when it is not `settings.url` (e.g. it depends on `stream`). */
   url?: (settings: Settings, stream: boolean) => string;
 }
@@ -75,6 +88,7 @@ export function create_http_provider<
   Chunk,
 >(config: ProviderConfig, wire: ProviderWire<Settings, Chunk>): LLMProvider {
   const context: CallContext = { provider: wire.kind, model: config.model };
+  const key_env = config.api_key_env ?? wire.key_envs?.join(' or ');
   return {
     kind: wire.kind,
     model: config.model,
@@ -83,7 +97,9 @@ export function create_http_provider<
       let state: StreamState<Chunk> | undefined;
       try {
         const body = wire.build_request(config, wire.settings, messages, tools, options.max_tokens);
-        const url = wire.url?.(wire.settings, body.stream) ?? wire.settings.url;
+        const streams =
+          wire.streams?.(wire.settings) ?? (body as { stream?: unknown }).stream === true;
+        const url = wire.url?.(wire.settings, streams) ?? wire.settings.url;
         const json = JSON.stringify(body);
         let headers = wire.settings.headers;
         if (wire.sign !== undefined) {
@@ -96,7 +112,7 @@ export function create_http_provider<
           idle_timeout_ms: config.idle_timeout_ms,
           extract_error: wire.extract_error,
         });
-        if (!body.stream || /application\/json/i.test(response.content_type)) {
+        if (!streams || /application\/json/i.test(response.content_type)) {
           return wire.from_json(await response.json(), context);
         }
         const decoder = wire.decoder();
@@ -121,8 +137,34 @@ export function create_http_provider<
         return stream.result();
       } catch (error) {
         const failure = to_provider_error(error, { ...context, signal });
-        throw failure.with_delivered(state?.delivered ?? false);
+        throw with_key_hint(failure, key_env, wire.is_auth_error).with_delivered(
+          state?.delivered ?? false,
+        );
       }
     },
   };
+}
+
+/**
+ * An authentication failure that says which variable to set: `… (set GEMINI_API_KEY)`. Any other
+ * failure, or one with no variable to name, is returned as it is.
+ */
+function with_key_hint(
+  error: ProviderError,
+  key_env: string | undefined,
+  is_auth_error: ((error: ProviderError) => boolean) | undefined,
+): ProviderError {
+  if (key_env === undefined || error.kind !== 'http') return error;
+  const auth = is_auth_error?.(error) ?? (error.status === 401 || error.status === 403);
+  if (!auth) return error;
+  const facts = failure_facts(error);
+  const said = error.provider_message ?? 'the API refused the credentials';
+  return new ProviderError({
+    ...facts,
+    // the provider's own words stay as they are; the message adds what to do
+    message: ProviderError.describe({ ...facts, provider_message: `${said} (set ${key_env})` }),
+    retryable: error.retryable,
+    retry_after_ms: error.retry_after_ms,
+    cause: error.cause,
+  });
 }
