@@ -1,6 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeServer, start_anthropic_server, start_ollama_server } from '@lich/testkit';
+import {
+  type FakeServer,
+  start_anthropic_server,
+  start_gemini_server,
+  start_ollama_server,
+} from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { request_body, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
@@ -77,6 +82,42 @@ describe('providers from flags and the environment', () => {
     } finally {
       await anthropic.close();
       await ollama.close();
+    }
+  });
+
+  it('runs lich --provider gemini end to end, and finds GOOGLE_API_KEY in the environment', async () => {
+    const gemini = await start_gemini_server({
+      script: [
+        { text: 'from gemini' },
+        { text: 'found by GOOGLE_API_KEY' },
+        { kind: 'status', status: 403 },
+      ],
+    });
+    try {
+      const env = { ...sandbox.env, GEMINI_API_KEY: 'g-test', GEMINI_BASE_URL: gemini.base_url };
+      const flagged = await run_lich(['--provider', 'gemini', 'hi'], {
+        cwd: sandbox.work_dir,
+        env,
+      });
+      expect(flagged.stderr).toBe('');
+      expect(flagged.stdout).toBe('from gemini\n');
+      expect(gemini.requests[0]?.path).toBe(
+        '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      );
+      expect(gemini.requests[0]?.headers['x-goog-api-key']).toBe('g-test');
+      const google = {
+        ...sandbox.env,
+        GOOGLE_API_KEY: 'g-google',
+        GEMINI_BASE_URL: gemini.base_url,
+      };
+      const detected = await run_lich(['hi'], { cwd: sandbox.work_dir, env: google });
+      expect(detected.stdout).toBe('found by GOOGLE_API_KEY\n');
+      expect(gemini.requests[1]?.headers['x-goog-api-key']).toBe('g-google');
+      const refused = await run_lich(['hi'], { cwd: sandbox.work_dir, env: google });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('GOOGLE_API_KEY');
+    } finally {
+      await gemini.close();
     }
   });
 

@@ -8,6 +8,7 @@ const KIND_ALIASES: Readonly<Record<string, string>> = {
   'openai-compat': 'openai_compat',
   openai_compatible: 'openai_compat',
   claude: 'anthropic',
+  google: 'gemini',
 };
 
 /** The other spellings of kinds that `normalize_kind` understands (`openai`, `claude`…). */
@@ -84,7 +85,8 @@ export interface EnvProviders {
 
 /**
  * The failover chain the environment offers when no config names one: `OPENAI_API_KEY`
- * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`); with neither, a
+ * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`), then `GEMINI_API_KEY`
+ * or else `GOOGLE_API_KEY` (+ `GEMINI_BASE_URL`); with none of them, a
  * `LICH_BASE_URL` alone means an OpenAI-compatible server; with none of these, an Ollama that
  * answers at `OLLAMA_HOST` within a short timeout (only when `probe` is true).
  * Never throws; an empty chain means nothing was found.
@@ -114,6 +116,21 @@ export async function detect_env_providers(
     if (env.ANTHROPIC_BASE_URL) entry.base_url = env.ANTHROPIC_BASE_URL;
     providers.push(entry);
     names.push('env ANTHROPIC_API_KEY');
+  }
+  const gemini_key = env.GEMINI_API_KEY
+    ? 'GEMINI_API_KEY'
+    : env.GOOGLE_API_KEY
+      ? 'GOOGLE_API_KEY'
+      : '';
+  if (gemini_key !== '') {
+    const entry: ProviderEntry = {
+      kind: 'gemini',
+      model: DEFAULT_MODELS.gemini as string,
+      api_key_env: gemini_key,
+    };
+    if (env.GEMINI_BASE_URL) entry.base_url = env.GEMINI_BASE_URL;
+    providers.push(entry);
+    names.push(`env ${gemini_key}`);
   }
   if (providers.length === 0 && env.LICH_BASE_URL) {
     providers.push({ kind: 'openai_compat', model: DEFAULT_MODELS.openai_compat as string });
