@@ -75,6 +75,7 @@ export function error_body(
       (fault.status >= 500 ? 'api_error' : 'invalid_request_error');
     return { type: 'error', error: { type, message }, request_id };
   }
+  if (format === 'bedrock') return { message };
   if (format === 'gemini') {
     return {
       error: {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { render_anthropic } from './anthropic_render.js';
+import { render_bedrock } from './bedrock_render.js';
 import { error_body } from './error_body.js';
 import { fixture_content_type, read_fixture, split_lines } from './fixtures.js';
 import { render_gemini } from './gemini_render.js';
@@ -62,12 +63,14 @@ const PATHS: Record<WireFormat, string> = {
   anthropic: '/v1/messages',
   ollama: '/api/chat',
   gemini: '/v1beta/models/{model}:streamGenerateContent',
+  bedrock: '/model/{model}/converse-stream',
 };
 
 /** Whether a request to `path` is one the format answers (Gemini names the model in it). */
 function answers(format: WireFormat, path: string): boolean {
   if (format === 'gemini')
     return /^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path);
+  if (format === 'bedrock') return /^\/model\/[^/]+\/converse(-stream)?$/.test(path);
   return path === PATHS[format];
 }
 
@@ -76,6 +79,18 @@ const STREAM_TYPES: Record<WireFormat, string> = {
   anthropic: 'text/event-stream; charset=utf-8',
   ollama: 'application/x-ndjson',
   gemini: 'text/event-stream',
+  bedrock: 'application/vnd.amazon.eventstream',
+};
+
+/** The error type Bedrock names in `x-amzn-errortype` for a status. */
+const BEDROCK_ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationException',
+  401: 'UnrecognizedClientException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
 };
 
 const HTML_PAGE =
@@ -87,6 +102,7 @@ const RENDERERS = {
   anthropic: render_anthropic,
   ollama: render_ollama,
   gemini: render_gemini,
+  bedrock: render_bedrock,
 };
 
 function is_reply(step: ScriptStep): step is FakeReply {
@@ -105,6 +121,7 @@ function record_headers(request: IncomingMessage): Record<string, string> {
 function wants_stream(format: WireFormat, body: unknown, path: string): boolean {
   // Gemini says it by the endpoint
   if (format === 'gemini') return path.includes(':streamGenerateContent');
+  if (format === 'bedrock') return path.endsWith('/converse-stream');
   const stream =
     typeof body === 'object' && body !== null ? Reflect.get(body, 'stream') : undefined;
   // Ollama streams unless told not to; the others only when asked.
@@ -165,7 +182,8 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     });
     let parts: Array<string | Uint8Array> = rendered.parts;
     if (timing.write_bytes !== undefined) {
-      parts = split_bytes(Buffer.from(rendered.parts.join('')), timing.write_bytes);
+      const whole = Buffer.concat(rendered.parts.map((part) => Buffer.from(part)));
+      parts = split_bytes(whole, timing.write_bytes);
     }
     for (let index = 0; index < parts.length; index++) {
       if (index > 0) await pause(timing.chunk_delay_ms);
@@ -182,6 +200,11 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     const headers: Record<string, string> = {};
     if (format === 'anthropic') headers['request-id'] = id;
     if (format === 'openai') headers['x-request-id'] = id;
+    if (format === 'bedrock') {
+      headers['x-amzn-requestid'] = id;
+      const type = fault.type ?? BEDROCK_ERROR_TYPES[fault.status] ?? 'InternalServerException';
+      headers['x-amzn-errortype'] = `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`;
+    }
     if (fault.retry_after !== undefined) headers['retry-after'] = String(fault.retry_after);
     if (fault.retry_after_ms !== undefined)
       headers['retry-after-ms'] = String(fault.retry_after_ms);
@@ -256,7 +279,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
           step.reply ?? { text: 'This answer will be cut off before it ends.' },
           context,
         );
-        const bytes = Buffer.from(rendered.parts.join(''));
+        const bytes = Buffer.concat(rendered.parts.map((part) => Buffer.from(part)));
         response.writeHead(rendered.status, {
           'content-type': rendered.content_type,
           ...rendered.headers,
@@ -416,6 +439,13 @@ export function start_gemini_server(
   options: Omit<FakeServerOptions, 'format'> = {},
 ): Promise<FakeServer> {
   return start_fake_server({ ...options, format: 'gemini' });
+}
+
+/** `start_fake_server({ format: 'bedrock', … })`. */
+export function start_bedrock_server(
+  options: Omit<FakeServerOptions, 'format'> = {},
+): Promise<FakeServer> {
+  return start_fake_server({ ...options, format: 'bedrock' });
 }
 
 /** `start_fake_server({ format: 'ollama', … })`. */

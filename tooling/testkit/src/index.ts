@@ -1,4 +1,9 @@
 export { DEFAULT_THINKING_SIGNATURE, render_anthropic } from './anthropic_render.js';
+export {
+  BEDROCK_FAKE_SIGNATURE,
+  event_stream_message,
+  render_bedrock,
+} from './bedrock_render.js';
 export { default_error_message, error_body } from './error_body.js';
 export {
   type FakeChat,
@@ -14,6 +19,7 @@ export {
   type FakeServer,
   type FakeServerOptions,
   start_anthropic_server,
+  start_bedrock_server,
   start_fake_server,
   start_gemini_server,
   start_ollama_server,
