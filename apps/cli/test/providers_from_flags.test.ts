@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   type FakeServer,
   start_anthropic_server,
+  start_bedrock_server,
   start_gemini_server,
   start_ollama_server,
 } from '@lich/testkit';
@@ -118,6 +119,37 @@ describe('providers from flags and the environment', () => {
       expect(refused.stderr).toContain('GOOGLE_API_KEY');
     } finally {
       await gemini.close();
+    }
+  });
+
+  it('runs lich --provider bedrock end to end, signed with the AWS variables, and finds them alone', async () => {
+    const bedrock = await start_bedrock_server({
+      script: [{ text: 'from bedrock' }, { text: 'found by AWS_ACCESS_KEY_ID' }],
+    });
+    try {
+      const env = {
+        ...sandbox.env,
+        AWS_ACCESS_KEY_ID: 'AKIDTEST',
+        AWS_SECRET_ACCESS_KEY: 'secret-test',
+        AWS_REGION: 'eu-central-1',
+        BEDROCK_BASE_URL: bedrock.url,
+      };
+      const flagged = await run_lich(['--provider', 'bedrock', 'hi'], {
+        cwd: sandbox.work_dir,
+        env,
+      });
+      expect(flagged.stderr).toBe('');
+      expect(flagged.stdout).toBe('from bedrock\n');
+      expect(bedrock.requests[0]?.path).toBe(
+        '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream',
+      );
+      expect(bedrock.requests[0]?.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/eu-central-1\/bedrock\/aws4_request, /,
+      );
+      const detected = await run_lich(['hi'], { cwd: sandbox.work_dir, env });
+      expect(detected.stdout).toBe('found by AWS_ACCESS_KEY_ID\n');
+    } finally {
+      await bedrock.close();
     }
   });
 

@@ -99,11 +99,15 @@ export const BUILT_IN_KINDS: Readonly<Record<string, ProviderFactory>> = Object.
     'gemini',
     async () => (await import('@lich/provider-gemini')).create_gemini_provider,
   ),
+  bedrock: lazy_factory(
+    'bedrock',
+    async () => (await import('@lich/provider-bedrock')).create_bedrock_provider,
+  ),
 });
 
 /**
  * A ProviderRouter over `providers` (at least one) with the built-in kinds registered
- * (`openai_compat`, `anthropic`, `ollama`, `gemini`). Builds nothing and does no I/O until the first call.
+ * (`openai_compat`, `anthropic`, `ollama`, `gemini`, `bedrock`). Builds nothing and does no I/O until the first call.
  */
 export function create_router(
   providers: readonly Readonly<ProviderEntry>[],

@@ -107,7 +107,7 @@ interface ProviderOverride {
 }
 
 /** The kinds `--model kind/model` may name (with their aliases, see `normalize_kind`). */
-const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama', 'gemini']);
+const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama', 'gemini', 'bedrock']);
 
 /**
  * `--model anthropic/claude-sonnet-4-5` as a kind and a model, when no kind and no base URL are
@@ -165,6 +165,7 @@ function env_base_url(
   if (kind === 'anthropic') return env.ANTHROPIC_BASE_URL || undefined;
   if (kind === 'ollama') return env.OLLAMA_HOST ? ollama_base_url(env.OLLAMA_HOST) : undefined;
   if (kind === 'gemini') return env.GEMINI_BASE_URL || undefined;
+  if (kind === 'bedrock') return env.BEDROCK_BASE_URL || undefined;
   return undefined;
 }
 

@@ -13,6 +13,7 @@ export const BUILT_IN_KIND_NAMES: readonly string[] = Object.freeze([
   'anthropic',
   'ollama',
   'gemini',
+  'bedrock',
 ]);
 
 /** A provider's base URL: `http(s)://…` or `host:port`; other schemes are refused. */
@@ -30,6 +31,7 @@ export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   anthropic: 'claude-sonnet-4-5',
   ollama: 'llama3.2',
   gemini: 'gemini-2.5-flash',
+  bedrock: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
 });
 
 /** The environment variable holding a kind's API key when the config names none. */
@@ -71,7 +73,7 @@ export const PROVIDER_ENTRY_SCHEMA = z
       .string()
       .min(1)
       .describe(
-        'The provider kind: openai_compat, anthropic, ollama, gemini, or a contributed one.',
+        'The provider kind: openai_compat, anthropic, ollama, gemini, bedrock, or a contributed one.',
       ),
     model: z.string().min(1).describe('The model name the provider expects.'),
     base_url: BASE_URL_SCHEMA.optional().describe(

@@ -86,7 +86,9 @@ export interface EnvProviders {
 /**
  * The failover chain the environment offers when no config names one: `OPENAI_API_KEY`
  * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`), then `GEMINI_API_KEY`
- * or else `GOOGLE_API_KEY` (+ `GEMINI_BASE_URL`); with none of them, a
+ * or else `GOOGLE_API_KEY` (+ `GEMINI_BASE_URL`), then AWS credentials for Bedrock
+ * (`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY`, `AWS_BEARER_TOKEN_BEDROCK` or `AWS_PROFILE`;
+ * + `BEDROCK_BASE_URL`); with none of them, a
  * `LICH_BASE_URL` alone means an OpenAI-compatible server; with none of these, an Ollama that
  * answers at `OLLAMA_HOST` within a short timeout (only when `probe` is true).
  * Never throws; an empty chain means nothing was found.
@@ -131,6 +133,16 @@ export async function detect_env_providers(
     if (env.GEMINI_BASE_URL) entry.base_url = env.GEMINI_BASE_URL;
     providers.push(entry);
     names.push(`env ${gemini_key}`);
+  }
+  const aws =
+    (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY && 'AWS_ACCESS_KEY_ID') ||
+    (env.AWS_BEARER_TOKEN_BEDROCK && 'AWS_BEARER_TOKEN_BEDROCK') ||
+    (env.AWS_PROFILE && 'AWS_PROFILE');
+  if (aws) {
+    const entry: ProviderEntry = { kind: 'bedrock', model: DEFAULT_MODELS.bedrock as string };
+    if (env.BEDROCK_BASE_URL) entry.base_url = env.BEDROCK_BASE_URL;
+    providers.push(entry);
+    names.push(`env ${aws}`);
   }
   if (providers.length === 0 && env.LICH_BASE_URL) {
     providers.push({ kind: 'openai_compat', model: DEFAULT_MODELS.openai_compat as string });
