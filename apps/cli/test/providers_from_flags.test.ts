@@ -153,6 +153,26 @@ describe('providers from flags and the environment', () => {
     }
   });
 
+  it('runs against an Azure OpenAI base URL with AZURE_OPENAI_API_KEY, and finds Azure in the environment', async () => {
+    server.enqueue({ text: 'from azure' }, { text: 'found azure' });
+    const env = { ...sandbox.env, AZURE_OPENAI_API_KEY: 'azure-key' };
+    const base = `${server.url}/openai/deployments/prod-4o`;
+    const flagged = await run_lich(['--base-url', base, '--model', 'gpt-4o', 'hi'], {
+      cwd: sandbox.work_dir,
+      env,
+    });
+    expect(flagged.stderr).toBe('');
+    expect(flagged.stdout).toBe('from azure\n');
+    expect(server.requests[0]?.path).toBe('/openai/deployments/prod-4o/chat/completions');
+    expect(server.requests[0]?.headers['api-key']).toBe('azure-key');
+    const detected = await run_lich(['hi'], {
+      cwd: sandbox.work_dir,
+      env: { ...env, AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_DEPLOYMENT: 'prod-4o' },
+    });
+    expect(detected.stdout).toBe('found azure\n');
+    expect(server.requests[1]?.path).toBe('/openai/deployments/prod-4o/chat/completions');
+  });
+
   it('reads --model kind/model as a kind and a model, but not behind --base-url', async () => {
     const anthropic = await start_anthropic_server({ script: [{ text: 'sonnet here' }] });
     try {

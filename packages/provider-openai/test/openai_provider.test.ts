@@ -291,6 +291,35 @@ describe('create_openai_provider: the OpenAI mapping (the rest is the contract s
   });
 });
 
+describe('Azure OpenAI', () => {
+  it('posts to the deployment with api-version and the key as api-key, or an Entra token', async () => {
+    openai.server.enqueue({ text: 'from azure' }, { text: 'with entra' });
+    const base_url = `${openai.server.url}/openai/deployments/prod-4o`;
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-4o',
+      base_url,
+      api_key: 'azure-key',
+      options: { api_version: '2025-01-01-preview' },
+    });
+    const result = await provider.chat(USER, []);
+    expect(result.message.content).toBe('from azure');
+    const request = openai.server.requests.at(-1);
+    expect(request?.path).toBe('/openai/deployments/prod-4o/chat/completions');
+    expect(request?.headers['api-key']).toBe('azure-key');
+    expect(request?.headers.authorization).toBeUndefined();
+    const entra = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-4o',
+      base_url,
+      api_key: 'entra-token',
+      options: { azure_auth: 'bearer' },
+    });
+    await entra.chat(USER, []);
+    expect(openai.server.requests.at(-1)?.headers.authorization).toBe('Bearer entra-token');
+  });
+});
+
 describe('OpenAI-compatible errors (the rest is the contract suite)', () => {
   it('maps an error status with the body, request id and retry-after', async () => {
     openai.server.enqueue({

@@ -71,6 +71,12 @@ function answers(format: WireFormat, path: string): boolean {
   if (format === 'gemini')
     return /^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path);
   if (format === 'bedrock') return /^\/model\/[^/]+\/converse(-stream)?$/.test(path);
+  // Azure OpenAI's deployment and v1 paths speak the same format
+  if (format === 'openai') {
+    return (
+      path === PATHS.openai || /^\/openai\/(deployments\/[^/]+|v1)\/chat\/completions$/.test(path)
+    );
+  }
   return path === PATHS[format];
 }
 

@@ -44,6 +44,7 @@ export const DEFAULT_API_KEY_ENVS: Readonly<Record<string, string>> = Object.fre
 /** Further variables a kind's key is read from when its default one is unset, in order. */
 const FALLBACK_API_KEY_ENVS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   gemini: ['GOOGLE_API_KEY'],
+  openai_compat: ['AZURE_OPENAI_API_KEY'],
 });
 
 /**

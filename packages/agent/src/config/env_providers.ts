@@ -85,7 +85,8 @@ export interface EnvProviders {
 
 /**
  * The failover chain the environment offers when no config names one: `OPENAI_API_KEY`
- * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`), then `GEMINI_API_KEY`
+ * (+ `OPENAI_BASE_URL`), or else Azure OpenAI's `AZURE_OPENAI_API_KEY` + `AZURE_OPENAI_ENDPOINT`
+ * (+ `AZURE_OPENAI_DEPLOYMENT`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`), then `GEMINI_API_KEY`
  * or else `GOOGLE_API_KEY` (+ `GEMINI_BASE_URL`), then AWS credentials for Bedrock
  * (`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY`, `AWS_BEARER_TOKEN_BEDROCK` or `AWS_PROFILE`;
  * + `BEDROCK_BASE_URL`); with none of them, a
@@ -108,6 +109,18 @@ export async function detect_env_providers(
     if (env.OPENAI_BASE_URL) entry.base_url = env.OPENAI_BASE_URL;
     providers.push(entry);
     names.push('env OPENAI_API_KEY');
+  }
+  if (!env.OPENAI_API_KEY && env.AZURE_OPENAI_API_KEY && env.AZURE_OPENAI_ENDPOINT) {
+    const deployment = env.AZURE_OPENAI_DEPLOYMENT;
+    const base = env.AZURE_OPENAI_ENDPOINT.replace(/\/+$/, '');
+    providers.push({
+      kind: 'openai_compat',
+      model: deployment || (DEFAULT_MODELS.openai_compat as string),
+      base_url: deployment ? `${base}/openai/deployments/${deployment}` : base,
+      api_key_env: 'AZURE_OPENAI_API_KEY',
+      options: { azure: true },
+    });
+    names.push('env AZURE_OPENAI_API_KEY');
   }
   if (env.ANTHROPIC_API_KEY) {
     const entry: ProviderEntry = {
