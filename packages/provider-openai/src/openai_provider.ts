@@ -15,6 +15,7 @@ import {
 } from './openai_settings.js';
 import { OpenAiStreamState } from './openai_stream_state.js';
 import { read_openai_error } from './read_openai_error.js';
+import { create_responses_provider } from './responses_provider.js';
 import { to_openai_messages } from './to_openai_messages.js';
 
 /**
@@ -28,9 +29,11 @@ import { to_openai_messages } from './to_openai_messages.js';
  * prompt abort); throws a `ProviderError` of kind `config` for a bad base URL or option.
  */
 export function create_openai_provider(config: ProviderConfig): LLMProvider {
+  const settings = read_openai_settings(config);
+  if (settings.api === 'responses') return create_responses_provider(config, settings);
   return create_http_provider(config, {
     kind: OPENAI_COMPAT_KIND,
-    settings: read_openai_settings(config),
+    settings,
     build_request: build_openai_request,
     decoder: () => new SseParser(),
     key_envs: ['OPENAI_API_KEY'],

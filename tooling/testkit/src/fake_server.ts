@@ -9,6 +9,7 @@ import { fixture_content_type, read_fixture, split_lines } from './fixtures.js';
 import { render_gemini } from './gemini_render.js';
 import { render_ollama } from './ollama_render.js';
 import { render_openai } from './openai_render.js';
+import { render_openai_responses } from './openai_responses_render.js';
 import type { RenderContext, RenderedResponse } from './render.js';
 import type { FakeReply, RecordedRequest, ScriptStep, StatusFault, WireFormat } from './script.js';
 import { split_bytes } from './split.js';
@@ -74,7 +75,9 @@ function answers(format: WireFormat, path: string): boolean {
   // Azure OpenAI's deployment and v1 paths speak the same format
   if (format === 'openai') {
     return (
-      path === PATHS.openai || /^\/openai\/(deployments\/[^/]+|v1)\/chat\/completions$/.test(path)
+      path === PATHS.openai ||
+      path === '/v1/responses' ||
+      /^\/openai\/(deployments\/[^/]+|v1)\/(chat\/completions|responses)$/.test(path)
     );
   }
   return path === PATHS[format];
@@ -199,6 +202,12 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     if (!response.destroyed) response.end();
   };
 
+  /** The format's renderer; OpenAI's Responses API has its own. */
+  const renderer = (context: RenderContext) =>
+    format === 'openai' && context.request.path.endsWith('/responses')
+      ? render_openai_responses
+      : RENDERERS[format];
+
   const request_id = () => `req_fake_${String(sequence).padStart(4, '0')}`;
 
   const answer_status = (response: ServerResponse, fault: StatusFault) => {
@@ -224,7 +233,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     await pause(step.delay_ms);
     if (response.destroyed || closing.signal.aborted) return;
     if (is_reply(step)) {
-      await send_parts(response, RENDERERS[format](step, context), step);
+      await send_parts(response, renderer(context)(step, context), step);
       return;
     }
     switch (step.kind) {
@@ -281,7 +290,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         return;
       }
       case 'cut': {
-        const rendered = RENDERERS[format](
+        const rendered = renderer(context)(
           step.reply ?? { text: 'This answer will be cut off before it ends.' },
           context,
         );

@@ -30,6 +30,10 @@ export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
 export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
 export { render_ollama } from './ollama_render.js';
 export { render_openai } from './openai_render.js';
+export {
+  RESPONSES_FAKE_ENCRYPTED,
+  render_openai_responses,
+} from './openai_responses_render.js';
 export { type ProviderContractSpec, provider_contract_suite } from './provider_contract.js';
 export {
   type ContractConfig,
