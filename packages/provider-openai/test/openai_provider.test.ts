@@ -318,6 +318,21 @@ describe('Azure OpenAI', () => {
     await entra.chat(USER, []);
     expect(openai.server.requests.at(-1)?.headers.authorization).toBe('Bearer entra-token');
   });
+
+  it('speaks the Responses API on Azure too, at /openai/v1/responses with the api-key', async () => {
+    openai.server.enqueue({ text: 'azure responses' });
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-5-codex',
+      base_url: `${openai.server.url}/openai/deployments/codex`,
+      api_key: 'azure-key',
+      options: { api: 'responses' },
+    });
+    expect((await provider.chat(USER, [])).message.content).toBe('azure responses');
+    const request = openai.server.requests.at(-1);
+    expect(request?.path).toBe('/openai/v1/responses');
+    expect(request?.headers['api-key']).toBe('azure-key');
+  });
 });
 
 describe('OpenAI-compatible errors (the rest is the contract suite)', () => {
