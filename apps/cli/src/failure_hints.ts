@@ -12,6 +12,7 @@ interface Failure {
 const API_KEY_ENVS: Readonly<Record<string, string>> = {
   openai_compat: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
+  gemini: 'GEMINI_API_KEY',
 };
 
 /** `45 s`, `5 min`, `1 h`. */

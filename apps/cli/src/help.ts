@@ -20,7 +20,8 @@ export const COMMANDS = [
 /** A word `lich` takes as its command, one of `COMMANDS`. */
 export type CommandName = (typeof COMMANDS)[number];
 
-const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_compat, anthropic, ollama
+const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_compat, anthropic, ollama, gemini,
+                        bedrock
   -m, --model <name>    the model of the first provider
   --base-url <url>      the base URL of the first provider
   -C, --work-dir <dir>  the folder the agent works in (default: the current folder)
@@ -251,7 +252,8 @@ in the folder the editor names, with that folder's config and the MCP servers th
 In Zed's settings: "agent_servers": { "Lich": { "command": "lich", "args": ["acp"] } }.
 
 Options:
-  --provider <kind>     use only this provider: openai_compat, anthropic, ollama
+  --provider <kind>     use only this provider: openai_compat, anthropic, ollama, gemini,
+                        bedrock
   -m, --model <name>    the model of the first provider
   --base-url <url>      the base URL of the first provider
   --max-turns <n>       model calls allowed per prompt

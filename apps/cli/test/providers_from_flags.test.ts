@@ -1,6 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeServer, start_anthropic_server, start_ollama_server } from '@lich/testkit';
+import {
+  type FakeServer,
+  start_anthropic_server,
+  start_bedrock_server,
+  start_gemini_server,
+  start_ollama_server,
+} from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { request_body, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
@@ -78,6 +84,93 @@ describe('providers from flags and the environment', () => {
       await anthropic.close();
       await ollama.close();
     }
+  });
+
+  it('runs lich --provider gemini end to end, and finds GOOGLE_API_KEY in the environment', async () => {
+    const gemini = await start_gemini_server({
+      script: [
+        { text: 'from gemini' },
+        { text: 'found by GOOGLE_API_KEY' },
+        { kind: 'status', status: 403 },
+      ],
+    });
+    try {
+      const env = { ...sandbox.env, GEMINI_API_KEY: 'g-test', GEMINI_BASE_URL: gemini.base_url };
+      const flagged = await run_lich(['--provider', 'gemini', 'hi'], {
+        cwd: sandbox.work_dir,
+        env,
+      });
+      expect(flagged.stderr).toBe('');
+      expect(flagged.stdout).toBe('from gemini\n');
+      expect(gemini.requests[0]?.path).toBe(
+        '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      );
+      expect(gemini.requests[0]?.headers['x-goog-api-key']).toBe('g-test');
+      const google = {
+        ...sandbox.env,
+        GOOGLE_API_KEY: 'g-google',
+        GEMINI_BASE_URL: gemini.base_url,
+      };
+      const detected = await run_lich(['hi'], { cwd: sandbox.work_dir, env: google });
+      expect(detected.stdout).toBe('found by GOOGLE_API_KEY\n');
+      expect(gemini.requests[1]?.headers['x-goog-api-key']).toBe('g-google');
+      const refused = await run_lich(['hi'], { cwd: sandbox.work_dir, env: google });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('GOOGLE_API_KEY');
+    } finally {
+      await gemini.close();
+    }
+  });
+
+  it('runs lich --provider bedrock end to end, signed with the AWS variables, and finds them alone', async () => {
+    const bedrock = await start_bedrock_server({
+      script: [{ text: 'from bedrock' }, { text: 'found by AWS_ACCESS_KEY_ID' }],
+    });
+    try {
+      const env = {
+        ...sandbox.env,
+        AWS_ACCESS_KEY_ID: 'AKIDTEST',
+        AWS_SECRET_ACCESS_KEY: 'secret-test',
+        AWS_REGION: 'eu-central-1',
+        BEDROCK_BASE_URL: bedrock.url,
+      };
+      const flagged = await run_lich(['--provider', 'bedrock', 'hi'], {
+        cwd: sandbox.work_dir,
+        env,
+      });
+      expect(flagged.stderr).toBe('');
+      expect(flagged.stdout).toBe('from bedrock\n');
+      expect(bedrock.requests[0]?.path).toBe(
+        '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream',
+      );
+      expect(bedrock.requests[0]?.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/eu-central-1\/bedrock\/aws4_request, /,
+      );
+      const detected = await run_lich(['hi'], { cwd: sandbox.work_dir, env });
+      expect(detected.stdout).toBe('found by AWS_ACCESS_KEY_ID\n');
+    } finally {
+      await bedrock.close();
+    }
+  });
+
+  it('runs against an Azure OpenAI base URL with AZURE_OPENAI_API_KEY, and finds Azure in the environment', async () => {
+    server.enqueue({ text: 'from azure' }, { text: 'found azure' });
+    const env = { ...sandbox.env, AZURE_OPENAI_API_KEY: 'azure-key' };
+    const base = `${server.url}/openai/deployments/prod-4o`;
+    const flagged = await run_lich(['--base-url', base, '--model', 'gpt-4o', 'hi'], {
+      cwd: sandbox.work_dir,
+      env,
+    });
+    expect(flagged.stderr).toBe('');
+    expect(flagged.stdout).toBe('from azure\n');
+    expect(server.requests[0]?.path).toBe('/openai/deployments/prod-4o/chat/completions');
+    expect(server.requests[0]?.headers['api-key']).toBe('azure-key');
+    const detected = await run_lich(['hi'], {
+      cwd: sandbox.work_dir,
+      env: { ...env, AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_DEPLOYMENT: 'prod-4o' },
+    });
+    expect(detected.stdout).toBe('found azure\n');
+    expect(server.requests[1]?.path).toBe('/openai/deployments/prod-4o/chat/completions');
   });
 
   it('reads --model kind/model as a kind and a model, but not behind --base-url', async () => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import {
   type FakeServer,
   start_anthropic_server,
+  start_gemini_server,
   start_ollama_server,
   start_openai_server,
 } from '@lich/testkit';
@@ -155,9 +156,11 @@ describe('the Quick start of the CLI README, run', () => {
       const uses_ollama = lines.some((line) => line.startsWith('ollama '));
       const fake = exports.ANTHROPIC_API_KEY
         ? await start_anthropic_server()
-        : uses_ollama
-          ? await start_ollama_server()
-          : await start_openai_server();
+        : exports.GEMINI_API_KEY
+          ? await start_gemini_server()
+          : uses_ollama
+            ? await start_ollama_server()
+            : await start_openai_server();
       const front = uses_ollama
         ? await ollama_with_tags(fake, ['llama3.2:latest', 'qwen3:8b'])
         : undefined;
@@ -165,6 +168,7 @@ describe('the Quick start of the CLI README, run', () => {
         const env: Record<string, string> = { ...sandbox.env, ...exports };
         if (exports.OPENAI_API_KEY) env.OPENAI_BASE_URL = fake.base_url;
         if (exports.ANTHROPIC_API_KEY) env.ANTHROPIC_BASE_URL = fake.base_url;
+        if (exports.GEMINI_API_KEY) env.GEMINI_BASE_URL = fake.base_url;
         if (front) env.OLLAMA_HOST = front.url;
         for (const line of lines.filter((text) => text.startsWith('lich '))) {
           const { words, comment } = shell_words(line);
@@ -178,13 +182,16 @@ describe('the Quick start of the CLI README, run', () => {
           const result = await lich(args, env);
           expect(result.code, `${line}\n${result.stderr}`).toBe(0);
           expect(result.stdout).toBe(`answer to ${line}\n`);
-          const body = request_body<{ model: string }>(fake, before);
+          // Gemini names the model in the path, the others in the body
+          const path_model = /\/models\/([^/:]+):/.exec(fake.requests[before]?.path ?? '')?.[1];
+          const body = request_body<{ model?: string }>(fake, before);
+          const model = body.model ?? path_model ?? '';
           const named =
             /(?:model|picks) ([\w.:-]+)/.exec(comment)?.[1] ?? args[args.indexOf('--model') + 1];
           if (named !== undefined && args.includes('--model')) {
-            expect(body.model, line).toBe(args[args.indexOf('--model') + 1]);
+            expect(model, line).toBe(args[args.indexOf('--model') + 1]);
           } else if (named !== undefined) {
-            expect(body.model.replace(/:latest$/, ''), line).toBe(named);
+            expect(model.replace(/:latest$/, ''), line).toBe(named);
           }
           ran++;
         }

@@ -7,7 +7,7 @@ import {
   ProviderRouter,
   type RouterEvent,
 } from '@lich/providers';
-import { DEFAULT_API_KEY_ENVS, type ProviderEntry } from './config/config_schema.js';
+import { default_key_env, type ProviderEntry } from './config/config_schema.js';
 
 /** How the provider chain is built. */
 export interface ProviderChatOptions {
@@ -22,9 +22,10 @@ export function to_provider_config(
   entry: Readonly<ProviderEntry>,
   env: Readonly<Record<string, string | undefined>>,
 ): ProviderConfig {
-  const key_env = entry.api_key_env ?? DEFAULT_API_KEY_ENVS[entry.kind];
+  const key_env = entry.api_key_env ?? default_key_env(entry.kind, env);
   const api_key = key_env ? env[key_env] : undefined;
   const config: ProviderConfig = { kind: entry.kind, model: entry.model };
+  if (key_env) config.api_key_env = key_env;
   if (entry.base_url !== undefined) config.base_url = entry.base_url;
   if (api_key) config.api_key = api_key;
   if (entry.headers !== undefined) config.headers = { ...entry.headers };
@@ -47,7 +48,7 @@ export function missing_api_keys(
   const warnings: string[] = [];
   for (const entry of providers) {
     if (entry.base_url !== undefined) continue;
-    const key_env = entry.api_key_env ?? DEFAULT_API_KEY_ENVS[entry.kind];
+    const key_env = entry.api_key_env ?? default_key_env(entry.kind, env);
     if (key_env !== undefined && !env[key_env]) {
       warnings.push(
         `${key_env} is not set: ${entry.kind} (${entry.model}) will refuse the requests`,
@@ -94,11 +95,19 @@ export const BUILT_IN_KINDS: Readonly<Record<string, ProviderFactory>> = Object.
     'ollama',
     async () => (await import('@lich/provider-ollama')).create_ollama_provider,
   ),
+  gemini: lazy_factory(
+    'gemini',
+    async () => (await import('@lich/provider-gemini')).create_gemini_provider,
+  ),
+  bedrock: lazy_factory(
+    'bedrock',
+    async () => (await import('@lich/provider-bedrock')).create_bedrock_provider,
+  ),
 });
 
 /**
- * A ProviderRouter over `providers` (at least one) with the three built-in kinds registered (`openai_compat`,
- * `anthropic`, `ollama`). Builds nothing and does no I/O until the first call.
+ * A ProviderRouter over `providers` (at least one) with the built-in kinds registered
+ * (`openai_compat`, `anthropic`, `ollama`, `gemini`, `bedrock`). Builds nothing and does no I/O until the first call.
  */
 export function create_router(
   providers: readonly Readonly<ProviderEntry>[],

@@ -1,5 +1,10 @@
 import type { Message, ToolDefinition } from '@lich/core';
-import { create_http_provider, type LLMProvider, type ProviderConfig } from '@lich/providers';
+import {
+  create_http_provider,
+  type LLMProvider,
+  type ProviderConfig,
+  SseParser,
+} from '@lich/providers';
 import type { AnthropicRequest } from './anthropic_api.js';
 import {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -27,7 +32,8 @@ export function create_anthropic_provider(config: ProviderConfig): LLMProvider {
     kind: ANTHROPIC_KIND,
     settings: read_anthropic_settings(config),
     build_request: build_anthropic_request,
-    framing: 'sse',
+    decoder: () => new SseParser(),
+    key_envs: ['ANTHROPIC_API_KEY'],
     stream_state: (context, on_delta) => new AnthropicStreamState(context, on_delta),
     from_json: from_anthropic_response,
   });

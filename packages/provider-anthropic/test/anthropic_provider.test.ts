@@ -16,6 +16,7 @@ const anthropic = provider_contract_suite({
     }),
   no_stream_options: { stream: false },
   reasoning_options: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+  key_env: 'ANTHROPIC_API_KEY',
 });
 
 const USER: Message[] = [{ role: 'user', content: 'hi' }];

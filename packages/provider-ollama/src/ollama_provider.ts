@@ -2,6 +2,7 @@ import type { Message, ToolDefinition } from '@lich/core';
 import {
   create_http_provider,
   type LLMProvider,
+  NdjsonDecoder,
   type ProviderConfig,
   to_function_tools,
 } from '@lich/providers';
@@ -24,7 +25,7 @@ export function create_ollama_provider(config: ProviderConfig): LLMProvider {
     kind: OLLAMA_KIND,
     settings: read_ollama_settings(config),
     build_request: build_ollama_request,
-    framing: 'ndjson',
+    decoder: () => new NdjsonDecoder(),
     stream_state: (context, on_delta) => new OllamaStreamState(context, on_delta),
     // A non-streaming answer is one chunk with `done: true`; nothing is streamed.
     from_json: (answer, context) => {

@@ -3,6 +3,7 @@ import {
   create_http_provider,
   type LLMProvider,
   type ProviderConfig,
+  SseParser,
   to_function_tools,
 } from '@lich/providers';
 import { from_openai_response } from './from_openai_response.js';
@@ -14,7 +15,8 @@ import {
 } from './openai_settings.js';
 import { OpenAiStreamState } from './openai_stream_state.js';
 import { read_openai_error } from './read_openai_error.js';
-import { to_openai_message, to_openai_messages } from './to_openai_messages.js';
+import { create_responses_provider } from './responses_provider.js';
+import { to_openai_messages } from './to_openai_messages.js';
 
 /**
  * Builds a provider for any OpenAI-compatible chat completions API (OpenAI, OpenRouter, vLLM,
@@ -28,16 +30,13 @@ import { to_openai_message, to_openai_messages } from './to_openai_messages.js';
  */
 export function create_openai_provider(config: ProviderConfig): LLMProvider {
   const settings = read_openai_settings(config);
+  if (settings.api === 'responses') return create_responses_provider(config, settings);
   return create_http_provider(config, {
     kind: OPENAI_COMPAT_KIND,
     settings,
     build_request: build_openai_request,
-    framing: 'sse',
-    // each message maps on its own: a long history is not mapped and serialised every turn
-    growing_messages: {
-      field: 'messages',
-      to_wire: (message) => to_openai_message(message, settings.send_reasoning),
-    },
+    decoder: () => new SseParser(),
+    key_envs: ['OPENAI_API_KEY'],
     stream_state: (context, on_delta) => new OpenAiStreamState(context, on_delta),
     from_json: from_openai_response,
     extract_error: (body, text) => {
@@ -46,9 +45,6 @@ export function create_openai_provider(config: ProviderConfig): LLMProvider {
     },
   });
 }
-
-/** The same object each call, so the encoder sees the rest of the body unchanged. */
-const INCLUDE_USAGE = Object.freeze({ include_usage: true as const });
 
 /** The request body of one call, exported for tests and for wrappers that log it. */
 export function build_openai_request(
@@ -63,7 +59,7 @@ export function build_openai_request(
     messages: to_openai_messages(messages, settings.send_reasoning),
     stream: settings.stream,
   };
-  if (settings.stream && settings.include_usage) request.stream_options = INCLUDE_USAGE;
+  if (settings.stream && settings.include_usage) request.stream_options = { include_usage: true };
   if (tools.length > 0) request.tools = to_function_tools(tools);
   const limit = max_tokens ?? config.max_tokens;
   if (limit !== undefined) request[settings.max_tokens_field] = limit;

@@ -11,7 +11,6 @@ export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
  * has `content: null` (the canonical form); empty tool arguments become `{}`. Tool results keep
  * their `tool_call_id`; the API has no error flag, so `is_error` is carried by the text alone.
  * Reasoning is sent back only under `reasoning_field` (most servers reject or ignore it).
- * The provider itself maps a message once, when it is new (`growing_messages`), so this maps anew.
  */
 export function to_openai_messages(
   messages: readonly Message[],

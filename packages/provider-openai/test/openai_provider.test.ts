@@ -23,6 +23,7 @@ const openai = provider_contract_suite({
       ...config,
     }),
   no_stream_options: { stream: false },
+  key_env: 'OPENAI_API_KEY',
 });
 
 /** OpenRouter names the reasoning field `reasoning`. */
@@ -191,6 +192,28 @@ describe('create_openai_provider: the OpenAI mapping (the rest is the contract s
     expect(sent).toEqual(expected);
   });
 
+  it('sends what the messages and tools say now, also when they were changed in place', async () => {
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-test',
+      base_url: openai.server.base_url,
+    });
+    const history: Message[] = [{ role: 'user', content: 'first words' }];
+    const tools = [WEATHER_TOOL];
+    openai.server.enqueue({ text: 'one' }, { text: 'two' });
+    await provider.chat(history, tools);
+    // nothing in the contract forbids it: a caller may edit a message or the tool list it owns
+    (history[0] as { content: string }).content = 'edited words';
+    tools.push({ ...WEATHER_TOOL, name: 'clock' });
+    await provider.chat(history, tools);
+    const body = openai.server.requests.at(-1)?.body as {
+      messages: { content: string }[];
+      tools: { function: { name: string } }[];
+    };
+    expect(body.messages[0]?.content).toBe('edited words');
+    expect(body.tools.map((tool) => tool.function.name)).toEqual(['weather', 'clock']);
+  });
+
   it('reads reasoning_tokens, and OpenRouter reasoning as reasoning deltas', async () => {
     openai.server.enqueue({
       reasoning: 'Two plus two.',
@@ -265,6 +288,50 @@ describe('create_openai_provider: the OpenAI mapping (the rest is the contract s
       max_completion_tokens: 99,
       reasoning_effort: 'low',
     });
+  });
+});
+
+describe('Azure OpenAI', () => {
+  it('posts to the deployment with api-version and the key as api-key, or an Entra token', async () => {
+    openai.server.enqueue({ text: 'from azure' }, { text: 'with entra' });
+    const base_url = `${openai.server.url}/openai/deployments/prod-4o`;
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-4o',
+      base_url,
+      api_key: 'azure-key',
+      options: { api_version: '2025-01-01-preview' },
+    });
+    const result = await provider.chat(USER, []);
+    expect(result.message.content).toBe('from azure');
+    const request = openai.server.requests.at(-1);
+    expect(request?.path).toBe('/openai/deployments/prod-4o/chat/completions');
+    expect(request?.headers['api-key']).toBe('azure-key');
+    expect(request?.headers.authorization).toBeUndefined();
+    const entra = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-4o',
+      base_url,
+      api_key: 'entra-token',
+      options: { azure_auth: 'bearer' },
+    });
+    await entra.chat(USER, []);
+    expect(openai.server.requests.at(-1)?.headers.authorization).toBe('Bearer entra-token');
+  });
+
+  it('speaks the Responses API on Azure too, at /openai/v1/responses with the api-key', async () => {
+    openai.server.enqueue({ text: 'azure responses' });
+    const provider = create_openai_provider({
+      kind: OPENAI_COMPAT_KIND,
+      model: 'gpt-5-codex',
+      base_url: `${openai.server.url}/openai/deployments/codex`,
+      api_key: 'azure-key',
+      options: { api: 'responses' },
+    });
+    expect((await provider.chat(USER, [])).message.content).toBe('azure responses');
+    const request = openai.server.requests.at(-1);
+    expect(request?.path).toBe('/openai/v1/responses');
+    expect(request?.headers['api-key']).toBe('azure-key');
   });
 });
 

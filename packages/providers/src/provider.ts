@@ -9,6 +9,8 @@ export interface ProviderConfig {
   base_url?: string;
   /** The API key itself (already read from `api_key_env` by the caller), when the API needs one. */
   api_key?: string;
+  /** The variable the key is read from, named in an authentication error ("set X"). */
+  api_key_env?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
   /** Output token limit per call. */

@@ -1,5 +1,4 @@
-import type { ByteSource } from './byte_source.js';
-import { type ChunkDecoder, PullIterator } from './pull_iterator.js';
+import { type ByteSource, type ChunkDecoder, decode_bytes } from './byte_source.js';
 import { StreamParseError } from './stream_parse_error.js';
 import { Utf8Chunks } from './utf8_chunks.js';
 
@@ -102,9 +101,6 @@ export function read_ndjson(
   source: ByteSource,
   options: ReadNdjsonOptions = {},
 ): AsyncGenerator<unknown, void, undefined> {
-  return new PullIterator(
-    source,
-    new NdjsonDecoder(options.max_line_chars ?? DEFAULT_MAX_LINE_CHARS),
-    options.signal,
-  );
+  const decoder = new NdjsonDecoder(options.max_line_chars ?? DEFAULT_MAX_LINE_CHARS);
+  return decode_bytes(source, decoder, options.signal);
 }

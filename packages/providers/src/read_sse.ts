@@ -1,5 +1,4 @@
-import type { ByteSource } from './byte_source.js';
-import { PullIterator } from './pull_iterator.js';
+import { type ByteSource, decode_bytes } from './byte_source.js';
 import { type SseEvent, SseParser, type SseParserOptions } from './sse_parser.js';
 
 export interface ReadSseOptions extends SseParserOptions {
@@ -20,5 +19,5 @@ export function read_sse(
   source: ByteSource,
   options: ReadSseOptions = {},
 ): AsyncGenerator<SseEvent, void, undefined> {
-  return new PullIterator(source, new SseParser(options), options.signal);
+  return decode_bytes(source, new SseParser(options), options.signal);
 }

@@ -9,7 +9,7 @@ export type SseChunk = Pick<SseEvent, 'data'> & Partial<Pick<SseEvent, 'event'>>
 
 /**
  * Puts one streamed answer together, a chunk at a time: an SSE event (`SseChunk`) or one parsed
- * NDJSON value. A provider package writes one for its wire format; `send_chat` drives it.
+ * NDJSON value. A provider package writes one for its wire format; `create_http_provider` drives it.
  *
  * Contract:
  * - `push` hands every text or reasoning piece to `on_delta` at once, in order, exactly once,

@@ -1,10 +1,9 @@
-import type { AbortLike } from './abort_hub.js';
 import type { CallContext } from './call_context.js';
 import { ProviderError } from './provider_error.js';
 import { StreamParseError } from './stream_parse_error.js';
 
 /** Who failed, and the caller's signal: once it has fired, any failure is reported as `aborted`. */
-export type ProviderErrorContext = CallContext & { signal?: AbortLike | undefined };
+export type ProviderErrorContext = CallContext & { signal?: AbortSignal | undefined };
 
 function is_abort_error(error: unknown): boolean {
   return (

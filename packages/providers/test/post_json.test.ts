@@ -1,9 +1,8 @@
 import { type FakeServer, start_fake_server, unused_port_url } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { post_json } from '../src/post_json.js';
+import { post_json } from '../src/http/post_json.js';
 import { ProviderError } from '../src/provider_error.js';
-import { read_ndjson } from '../src/read_ndjson.js';
-import { read_sse } from '../src/read_sse.js';
+import { events_of, lines_of } from './events_of.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -18,12 +17,6 @@ async function serve(
   return server;
 }
 
-// Every case runs on both paths: node:http (the default) and a fetch the caller passes.
-const TRANSPORTS = [
-  { name: 'node:http', fetch: undefined },
-  { name: 'fetch', fetch: (...args: Parameters<typeof fetch>) => fetch(...args) },
-];
-
 async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   try {
     await promise;
@@ -34,20 +27,19 @@ async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   throw new Error('expected a rejection');
 }
 
-describe.each(TRANSPORTS)('post_json over $name', (transport) => {
-  const CONTEXT = { provider: 'test', model: 'm-1', fetch: transport.fetch };
+const CONTEXT = { provider: 'test', model: 'm-1' };
 
-  it('streams SSE through read_sse and sends JSON with the given headers', async () => {
+describe('post_json against the fake provider servers', () => {
+  it('streams SSE and sends JSON with the given headers', async () => {
     const server = await serve('anthropic', [{ text: 'Hello there' }]);
     const response = await post_json(
       `${server.base_url}/v1/messages`,
-      { model: 'm-1', stream: true },
+      '{"model":"m-1","stream":true}',
       { ...CONTEXT, headers: { 'x-api-key': 'k' } },
     );
     expect(response.status).toBe(200);
     expect(response.request_id).toBe('req_anthropic_1');
-    const events = [];
-    for await (const event of read_sse(response.body)) events.push(event);
+    const events = await events_of(response);
     expect(events[0]?.event).toBe('message_start');
     expect(events.at(-1)?.event).toBe('message_stop');
     expect(server.requests[0]?.headers['x-api-key']).toBe('k');
@@ -57,11 +49,10 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
 
   it('reads NDJSON and whole JSON bodies', async () => {
     const server = await serve('ollama', [{ text: 'abc' }, { text: 'whole' }]);
-    const streamed = await post_json(`${server.base_url}/api/chat`, {}, CONTEXT);
-    const lines: unknown[] = [];
-    for await (const line of read_ndjson(streamed.body)) lines.push(line);
+    const streamed = await post_json(`${server.base_url}/api/chat`, '{}', CONTEXT);
+    const lines = await lines_of(streamed);
     expect(lines.at(-1)).toMatchObject({ done: true });
-    const whole = await post_json(`${server.base_url}/api/chat`, { stream: false }, CONTEXT);
+    const whole = await post_json(`${server.base_url}/api/chat`, '{"stream":false}', CONTEXT);
     expect(await whole.json()).toMatchObject({ message: { content: 'whole' } });
   });
 
@@ -76,7 +67,7 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
         message: 'You exceeded your current quota.',
       },
     ]);
-    const error = await rejection(post_json(`${server.base_url}/chat/completions`, {}, CONTEXT));
+    const error = await rejection(post_json(`${server.base_url}/chat/completions`, '{}', CONTEXT));
     expect(error).toMatchObject({
       kind: 'http',
       status: 429,
@@ -97,7 +88,9 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
     const anthropic = await serve('anthropic', [
       { kind: 'status', status: 529, retry_after_ms: 250, retry_after: 9 },
     ]);
-    const overloaded = await rejection(post_json(`${anthropic.base_url}/v1/messages`, {}, CONTEXT));
+    const overloaded = await rejection(
+      post_json(`${anthropic.base_url}/v1/messages`, '{}', CONTEXT),
+    );
     expect(overloaded).toMatchObject({
       status: 529,
       code: 'overloaded_error',
@@ -108,7 +101,7 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
     const ollama = await serve('ollama', [
       { kind: 'status', status: 404, message: 'model "x" not found' },
     ]);
-    const missing = await rejection(post_json(`${ollama.base_url}/api/chat`, {}, CONTEXT));
+    const missing = await rejection(post_json(`${ollama.base_url}/api/chat`, '{}', CONTEXT));
     expect(missing).toMatchObject({
       status: 404,
       provider_message: 'model "x" not found',
@@ -118,10 +111,12 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
 
   it('rejects a 200 HTML page and a 502 HTML page clearly', async () => {
     const server = await serve('openai', [{ kind: 'html' }, { kind: 'html', status: 502 }]);
-    const page = await rejection(post_json(`${server.base_url}/chat/completions`, {}, CONTEXT));
+    const page = await rejection(post_json(`${server.base_url}/chat/completions`, '{}', CONTEXT));
     expect(page.kind).toBe('parse');
     expect(page.message).toContain('HTML page: 502 Bad Gateway');
-    const gateway = await rejection(post_json(`${server.base_url}/chat/completions`, {}, CONTEXT));
+    const gateway = await rejection(
+      post_json(`${server.base_url}/chat/completions`, '{}', CONTEXT),
+    );
     expect(gateway).toMatchObject({
       kind: 'http',
       status: 502,
@@ -132,7 +127,7 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
 
   it('maps a refused connection to a network error naming the cause', async () => {
     const url = await unused_port_url();
-    const error = await rejection(post_json(`${url}/v1/chat/completions`, {}, CONTEXT));
+    const error = await rejection(post_json(`${url}/v1/chat/completions`, '{}', CONTEXT));
     expect(error.kind).toBe('network');
     expect(error.retryable).toBe(true);
     expect(error.message).toMatch(/^test \(m-1\): network error: .*ECONNREFUSED/);
@@ -142,38 +137,40 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
     const server = await serve('openai', [{ kind: 'stall' }, { kind: 'stall', headers: true }]);
     const started = performance.now();
     const silent = await rejection(
-      post_json(`${server.base_url}/chat/completions`, {}, { ...CONTEXT, idle_timeout_ms: 150 }),
+      post_json(`${server.base_url}/chat/completions`, '{}', { ...CONTEXT, idle_timeout_ms: 150 }),
     );
     expect(silent).toMatchObject({ kind: 'timeout', retryable: true });
     expect(silent.message).toBe('test (m-1): timeout error: no data for 150 ms');
     expect(performance.now() - started).toBeLessThan(2_000);
-    const response = await post_json(
-      `${server.base_url}/chat/completions`,
-      { stream: true },
-      { ...CONTEXT, idle_timeout_ms: 150 },
-    );
-    const quiet = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          // nothing arrives
-        }
-      })(),
-    );
+    const response = await post_json(`${server.base_url}/chat/completions`, '{"stream":true}', {
+      ...CONTEXT,
+      idle_timeout_ms: 150,
+    });
+    const quiet = await rejection(events_of(response));
     expect(quiet.kind).toBe('timeout');
+  });
+
+  it('never times out with idle_timeout_ms 0: only the caller ends a stalled call then', async () => {
+    const server = await serve('openai', [{ kind: 'stall', headers: true }]);
+    const signal = AbortSignal.timeout(400);
+    const response = await post_json(`${server.base_url}/chat/completions`, '{"stream":true}', {
+      ...CONTEXT,
+      idle_timeout_ms: 0,
+      signal,
+    });
+    const error = await rejection(response.each_chunk(() => false));
+    expect(error.kind).toBe('aborted');
   });
 
   it('keeps a slow stream alive while chunks keep arriving', async () => {
     const server = await serve('openai', [
       { text: 'a slow but steady answer', chunk_chars: 2, chunk_delay_ms: 40 },
     ]);
-    const response = await post_json(
-      `${server.base_url}/chat/completions`,
-      { stream: true },
-      { ...CONTEXT, idle_timeout_ms: 150 },
-    );
-    let count = 0;
-    for await (const event of read_sse(response.body)) if (event.data) count += 1;
-    expect(count).toBeGreaterThan(10);
+    const response = await post_json(`${server.base_url}/chat/completions`, '{"stream":true}', {
+      ...CONTEXT,
+      idle_timeout_ms: 150,
+    });
+    expect((await events_of(response)).length).toBeGreaterThan(10);
   });
 
   it('maps a connection cut mid-stream to a retryable stream error', async () => {
@@ -182,16 +179,10 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
     ]);
     const response = await post_json(
       `${server.base_url}/chat/completions`,
-      { stream: true },
+      '{"stream":true}',
       CONTEXT,
     );
-    const error = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          // read until the cut
-        }
-      })(),
-    );
+    const error = await rejection(events_of(response));
     expect(error).toMatchObject({ kind: 'stream', retryable: true });
     expect(error.message).toContain('the connection broke mid-stream');
   });
@@ -203,21 +194,19 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
     expect(
       (
         await rejection(
-          post_json(
-            `${server.base_url}/chat/completions`,
-            {},
-            { ...CONTEXT, signal: before.signal },
-          ),
+          post_json(`${server.base_url}/chat/completions`, '{}', {
+            ...CONTEXT,
+            signal: before.signal,
+          }),
         )
       ).kind,
     ).toBe('aborted');
     expect(server.requests).toHaveLength(0);
     const during = new AbortController();
-    const pending = post_json(
-      `${server.base_url}/chat/completions`,
-      {},
-      { ...CONTEXT, signal: during.signal },
-    );
+    const pending = post_json(`${server.base_url}/chat/completions`, '{}', {
+      ...CONTEXT,
+      signal: during.signal,
+    });
     await server.wait_for_requests(1);
     during.abort();
     const error = await rejection(pending);
@@ -230,20 +219,18 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
       { text: 'slow text '.repeat(20), chunk_delay_ms: 50 },
     ]);
     const controller = new AbortController();
-    const response = await post_json(
-      `${server.base_url}/v1/messages`,
-      { stream: true },
-      { ...CONTEXT, signal: controller.signal },
-    );
+    const response = await post_json(`${server.base_url}/v1/messages`, '{"stream":true}', {
+      ...CONTEXT,
+      signal: controller.signal,
+    });
     let seen = 0;
     const started = performance.now();
     const error = await rejection(
-      (async () => {
-        for await (const _ of read_sse(response.body)) {
-          seen += 1;
-          if (seen === 3) controller.abort();
-        }
-      })(),
+      events_of(response, () => {
+        seen += 1;
+        if (seen === 3) controller.abort();
+        return false;
+      }),
     );
     expect(error.kind).toBe('aborted');
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -257,21 +244,9 @@ describe.each(TRANSPORTS)('post_json over $name', (transport) => {
         content_type: 'application/json',
       },
     ]);
-    const response = await post_json(`${server.base_url}/chat/completions`, {}, CONTEXT);
+    const response = await post_json(`${server.base_url}/chat/completions`, '{}', CONTEXT);
     const error = await rejection(response.json());
     expect(error.kind).toBe('parse');
     expect(error.message).toContain('the answer is not JSON');
-  });
-
-  it('cancel() ends a stalled body without hanging', async () => {
-    const server = await serve('openai', [{ kind: 'stall', headers: true }]);
-    const response = await post_json(`${server.base_url}/chat/completions`, {}, CONTEXT);
-    const reading = (async () => {
-      for await (const _ of response.body) {
-        // stalled
-      }
-    })();
-    await response.cancel();
-    await expect(reading).rejects.toMatchObject({ kind: 'aborted' });
   });
 });

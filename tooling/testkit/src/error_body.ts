@@ -46,7 +46,7 @@ export function default_error_message(status: number): string {
 /**
  * The body each provider sends with an error status: OpenAI `{ error: { message, type, param,
  * code } }`, Anthropic `{ type: 'error', error: { type, message }, request_id }`, Ollama
- * `{ error: '…' }`.
+ * `{ error: '…' }`, Gemini `{ error: { code, message, status } }`.
  */
 export function error_body(
   format: WireFormat,
@@ -75,5 +75,26 @@ export function error_body(
       (fault.status >= 500 ? 'api_error' : 'invalid_request_error');
     return { type: 'error', error: { type, message }, request_id };
   }
+  if (format === 'bedrock') return { message };
+  if (format === 'gemini') {
+    return {
+      error: {
+        code: fault.status,
+        message,
+        status: fault.type ?? GEMINI_STATUS[fault.status] ?? 'UNKNOWN',
+      },
+    };
+  }
   return { error: message };
 }
+
+const GEMINI_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};

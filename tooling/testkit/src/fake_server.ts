@@ -3,10 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { render_anthropic } from './anthropic_render.js';
+import { render_bedrock } from './bedrock_render.js';
 import { error_body } from './error_body.js';
 import { fixture_content_type, read_fixture, split_lines } from './fixtures.js';
+import { render_gemini } from './gemini_render.js';
 import { render_ollama } from './ollama_render.js';
 import { render_openai } from './openai_render.js';
+import { render_openai_responses } from './openai_responses_render.js';
 import type { RenderContext, RenderedResponse } from './render.js';
 import type { FakeReply, RecordedRequest, ScriptStep, StatusFault, WireFormat } from './script.js';
 import { split_bytes } from './split.js';
@@ -60,19 +63,56 @@ const PATHS: Record<WireFormat, string> = {
   openai: '/v1/chat/completions',
   anthropic: '/v1/messages',
   ollama: '/api/chat',
+  gemini: '/v1beta/models/{model}:streamGenerateContent',
+  bedrock: '/model/{model}/converse-stream',
 };
+
+/** Whether a request to `path` is one the format answers (Gemini names the model in it). */
+function answers(format: WireFormat, path: string): boolean {
+  if (format === 'gemini')
+    return /^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path);
+  if (format === 'bedrock') return /^\/model\/[^/]+\/converse(-stream)?$/.test(path);
+  // Azure OpenAI's deployment and v1 paths speak the same format
+  if (format === 'openai') {
+    return (
+      path === PATHS.openai ||
+      path === '/v1/responses' ||
+      /^\/openai\/(deployments\/[^/]+|v1)\/(chat\/completions|responses)$/.test(path)
+    );
+  }
+  return path === PATHS[format];
+}
 
 const STREAM_TYPES: Record<WireFormat, string> = {
   openai: 'text/event-stream; charset=utf-8',
   anthropic: 'text/event-stream; charset=utf-8',
   ollama: 'application/x-ndjson',
+  gemini: 'text/event-stream',
+  bedrock: 'application/vnd.amazon.eventstream',
+};
+
+/** The error type Bedrock names in `x-amzn-errortype` for a status. */
+const BEDROCK_ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationException',
+  401: 'UnrecognizedClientException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
 };
 
 const HTML_PAGE =
   '<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n' +
   '<center><h1>502 Bad Gateway</h1></center>\n<hr><center>nginx</center>\n</body>\n</html>\n';
 
-const RENDERERS = { openai: render_openai, anthropic: render_anthropic, ollama: render_ollama };
+const RENDERERS = {
+  openai: render_openai,
+  anthropic: render_anthropic,
+  ollama: render_ollama,
+  gemini: render_gemini,
+  bedrock: render_bedrock,
+};
 
 function is_reply(step: ScriptStep): step is FakeReply {
   return step.kind === undefined || step.kind === 'reply';
@@ -87,7 +127,10 @@ function record_headers(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function wants_stream(format: WireFormat, body: unknown): boolean {
+function wants_stream(format: WireFormat, body: unknown, path: string): boolean {
+  // Gemini says it by the endpoint
+  if (format === 'gemini') return path.includes(':streamGenerateContent');
+  if (format === 'bedrock') return path.endsWith('/converse-stream');
   const stream =
     typeof body === 'object' && body !== null ? Reflect.get(body, 'stream') : undefined;
   // Ollama streams unless told not to; the others only when asked.
@@ -148,7 +191,8 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     });
     let parts: Array<string | Uint8Array> = rendered.parts;
     if (timing.write_bytes !== undefined) {
-      parts = split_bytes(Buffer.from(rendered.parts.join('')), timing.write_bytes);
+      const whole = Buffer.concat(rendered.parts.map((part) => Buffer.from(part)));
+      parts = split_bytes(whole, timing.write_bytes);
     }
     for (let index = 0; index < parts.length; index++) {
       if (index > 0) await pause(timing.chunk_delay_ms);
@@ -158,6 +202,12 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     if (!response.destroyed) response.end();
   };
 
+  /** The format's renderer; OpenAI's Responses API has its own. */
+  const renderer = (context: RenderContext) =>
+    format === 'openai' && context.request.path.endsWith('/responses')
+      ? render_openai_responses
+      : RENDERERS[format];
+
   const request_id = () => `req_fake_${String(sequence).padStart(4, '0')}`;
 
   const answer_status = (response: ServerResponse, fault: StatusFault) => {
@@ -165,6 +215,11 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     const headers: Record<string, string> = {};
     if (format === 'anthropic') headers['request-id'] = id;
     if (format === 'openai') headers['x-request-id'] = id;
+    if (format === 'bedrock') {
+      headers['x-amzn-requestid'] = id;
+      const type = fault.type ?? BEDROCK_ERROR_TYPES[fault.status] ?? 'InternalServerException';
+      headers['x-amzn-errortype'] = `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`;
+    }
     if (fault.retry_after !== undefined) headers['retry-after'] = String(fault.retry_after);
     if (fault.retry_after_ms !== undefined)
       headers['retry-after-ms'] = String(fault.retry_after_ms);
@@ -178,7 +233,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     await pause(step.delay_ms);
     if (response.destroyed || closing.signal.aborted) return;
     if (is_reply(step)) {
-      await send_parts(response, RENDERERS[format](step, context), step);
+      await send_parts(response, renderer(context)(step, context), step);
       return;
     }
     switch (step.kind) {
@@ -235,11 +290,11 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         return;
       }
       case 'cut': {
-        const rendered = RENDERERS[format](
+        const rendered = renderer(context)(
           step.reply ?? { text: 'This answer will be cut off before it ends.' },
           context,
         );
-        const bytes = Buffer.from(rendered.parts.join(''));
+        const bytes = Buffer.concat(rendered.parts.map((part) => Buffer.from(part)));
         response.writeHead(rendered.status, {
           'content-type': rendered.content_type,
           ...rendered.headers,
@@ -272,13 +327,13 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         headers: record_headers(request),
         body,
         raw_body,
-        stream: wants_stream(format, body),
+        stream: wants_stream(format, body, path),
       };
       received += 1;
       if (options.record_requests !== false) requests.push(recorded);
       for (const waiter of waiters) waiter();
 
-      if (path !== PATHS[format]) {
+      if (!answers(format, path)) {
         send_json(
           response,
           404,
@@ -342,7 +397,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
   return {
     format,
     url,
-    base_url: format === 'openai' ? `${url}/v1` : url,
+    base_url: format === 'openai' ? `${url}/v1` : format === 'gemini' ? `${url}/v1beta` : url,
     port,
     path: PATHS[format],
     requests,
@@ -392,6 +447,20 @@ export function start_anthropic_server(
   options: Omit<FakeServerOptions, 'format'> = {},
 ): Promise<FakeServer> {
   return start_fake_server({ ...options, format: 'anthropic' });
+}
+
+/** `start_fake_server({ format: 'gemini', … })`. */
+export function start_gemini_server(
+  options: Omit<FakeServerOptions, 'format'> = {},
+): Promise<FakeServer> {
+  return start_fake_server({ ...options, format: 'gemini' });
+}
+
+/** `start_fake_server({ format: 'bedrock', … })`. */
+export function start_bedrock_server(
+  options: Omit<FakeServerOptions, 'format'> = {},
+): Promise<FakeServer> {
+  return start_fake_server({ ...options, format: 'bedrock' });
 }
 
 /** `start_fake_server({ format: 'ollama', … })`. */

@@ -1,4 +1,9 @@
 export { DEFAULT_THINKING_SIGNATURE, render_anthropic } from './anthropic_render.js';
+export {
+  BEDROCK_FAKE_SIGNATURE,
+  event_stream_message,
+  render_bedrock,
+} from './bedrock_render.js';
 export { default_error_message, error_body } from './error_body.js';
 export {
   type FakeChat,
@@ -14,14 +19,21 @@ export {
   type FakeServer,
   type FakeServerOptions,
   start_anthropic_server,
+  start_bedrock_server,
   start_fake_server,
+  start_gemini_server,
   start_ollama_server,
   start_openai_server,
 } from './fake_server.js';
 export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
 export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
+export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
 export { render_ollama } from './ollama_render.js';
 export { render_openai } from './openai_render.js';
+export {
+  RESPONSES_FAKE_ENCRYPTED,
+  render_openai_responses,
+} from './openai_responses_render.js';
 export { type ProviderContractSpec, provider_contract_suite } from './provider_contract.js';
 export {
   type ContractConfig,

@@ -33,6 +33,11 @@ export interface ProviderContractSpec<Config extends ContractConfig> extends Har
   no_stream_options: Record<string, unknown>;
   /** `config.options` that make the API send reasoning, when it must be asked. */
   reasoning_options?: Record<string, unknown>;
+  /**
+   * The variable an authentication error must tell the user to set (when the config names
+   * none), e.g. `GEMINI_API_KEY`; left out for an API without keys.
+   */
+  key_env?: string;
 }
 
 /**
@@ -131,6 +136,16 @@ export function provider_contract_suite<Config extends ContractConfig>(
           retryable,
           delivered: false,
         });
+      });
+    }
+
+    if (spec.key_env !== undefined) {
+      const key_env = spec.key_env;
+      it('names the variable to set when the API refuses the key', async () => {
+        harness.server.enqueue({ kind: 'status', status: 401 });
+        const { error } = await failure();
+        expect(error).toMatchObject({ kind: 'http', status: 401, retryable: false });
+        expect(error.message).toContain(`(set ${key_env}`);
       });
     }
 

@@ -7,7 +7,8 @@ export interface RenderedResponse {
   status: number;
   content_type: string;
   headers: Record<string, string>;
-  parts: string[];
+  /** Text, or bytes for a binary framing (Bedrock's event stream). */
+  parts: Array<string | Uint8Array>;
 }
 
 /** What a renderer gets besides the reply. */

@@ -1,7 +1,7 @@
 import type { FinishReason, Usage } from '@lich/core';
 
 /** The wire formats the fake servers speak. */
-export type WireFormat = 'openai' | 'anthropic' | 'ollama';
+export type WireFormat = 'openai' | 'anthropic' | 'ollama' | 'gemini' | 'bedrock';
 
 /** One tool call of a scripted reply. `arguments` may be JSON text or an object. */
 export interface FakeToolCall {

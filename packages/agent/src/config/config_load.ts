@@ -10,9 +10,9 @@ import {
   CONFIG_KEYS,
   CONFIG_SCHEMA,
   type ConfigFile,
-  DEFAULT_API_KEY_ENVS,
   DEFAULT_MODELS,
   DEFAULT_SYSTEM_PROMPT,
+  default_key_env,
   PROVIDER_ENTRY_SCHEMA,
   type ProviderEntry,
 } from './config_schema.js';
@@ -107,7 +107,7 @@ interface ProviderOverride {
 }
 
 /** The kinds `--model kind/model` may name (with their aliases, see `normalize_kind`). */
-const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama']);
+const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama', 'gemini', 'bedrock']);
 
 /**
  * `--model anthropic/claude-sonnet-4-5` as a kind and a model, when no kind and no base URL are
@@ -164,6 +164,8 @@ function env_base_url(
   if (kind === 'openai_compat') return env.OPENAI_BASE_URL || undefined;
   if (kind === 'anthropic') return env.ANTHROPIC_BASE_URL || undefined;
   if (kind === 'ollama') return env.OLLAMA_HOST ? ollama_base_url(env.OLLAMA_HOST) : undefined;
+  if (kind === 'gemini') return env.GEMINI_BASE_URL || undefined;
+  if (kind === 'bedrock') return env.BEDROCK_BASE_URL || undefined;
   return undefined;
 }
 
@@ -185,7 +187,7 @@ function override_chain(
       ? { ...existing }
       : { kind, model: override.model ?? DEFAULT_MODELS[kind] ?? '' };
     if (!existing) {
-      const key_env = DEFAULT_API_KEY_ENVS[kind];
+      const key_env = default_key_env(kind, env);
       if (key_env) entry.api_key_env = key_env;
       const base_url = env_base_url(kind, env);
       if (base_url) entry.base_url = base_url;

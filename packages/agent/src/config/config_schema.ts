@@ -12,6 +12,8 @@ export const BUILT_IN_KIND_NAMES: readonly string[] = Object.freeze([
   'openai_compat',
   'anthropic',
   'ollama',
+  'gemini',
+  'bedrock',
 ]);
 
 /** A provider's base URL: `http(s)://…` or `host:port`; other schemes are refused. */
@@ -28,13 +30,35 @@ export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   openai_compat: 'gpt-4o-mini',
   anthropic: 'claude-sonnet-4-5',
   ollama: 'llama3.2',
+  gemini: 'gemini-2.5-flash',
+  bedrock: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
 });
 
 /** The environment variable holding a kind's API key when the config names none. */
 export const DEFAULT_API_KEY_ENVS: Readonly<Record<string, string>> = Object.freeze({
   openai_compat: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
+  gemini: 'GEMINI_API_KEY',
 });
+
+/** Further variables a kind's key is read from when its default one is unset, in order. */
+const FALLBACK_API_KEY_ENVS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  gemini: ['GOOGLE_API_KEY'],
+  openai_compat: ['AZURE_OPENAI_API_KEY'],
+});
+
+/**
+ * The variable a kind's API key is read from when the config names none: the default one
+ * (`GEMINI_API_KEY`), or the first fallback that is set in `env` (`GOOGLE_API_KEY`). Pure.
+ */
+export function default_key_env(
+  kind: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const first = DEFAULT_API_KEY_ENVS[kind];
+  if (first === undefined || env[first]) return first;
+  return FALLBACK_API_KEY_ENVS[kind]?.find((name) => env[name]) ?? first;
+}
 
 /** The system prompt used when the config sets none. */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -49,7 +73,9 @@ export const PROVIDER_ENTRY_SCHEMA = z
     kind: z
       .string()
       .min(1)
-      .describe('The provider kind: openai_compat, anthropic, ollama, or a contributed one.'),
+      .describe(
+        'The provider kind: openai_compat, anthropic, ollama, gemini, bedrock, or a contributed one.',
+      ),
     model: z.string().min(1).describe('The model name the provider expects.'),
     base_url: BASE_URL_SCHEMA.optional().describe(
       "The API's base URL (http:// or https://); each kind has its default.",

@@ -8,6 +8,7 @@ const KIND_ALIASES: Readonly<Record<string, string>> = {
   'openai-compat': 'openai_compat',
   openai_compatible: 'openai_compat',
   claude: 'anthropic',
+  google: 'gemini',
 };
 
 /** The other spellings of kinds that `normalize_kind` understands (`openai`, `claude`…). */
@@ -84,7 +85,11 @@ export interface EnvProviders {
 
 /**
  * The failover chain the environment offers when no config names one: `OPENAI_API_KEY`
- * (+ `OPENAI_BASE_URL`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`); with neither, a
+ * (+ `OPENAI_BASE_URL`), or else Azure OpenAI's `AZURE_OPENAI_API_KEY` + `AZURE_OPENAI_ENDPOINT`
+ * (+ `AZURE_OPENAI_DEPLOYMENT`), then `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`), then `GEMINI_API_KEY`
+ * or else `GOOGLE_API_KEY` (+ `GEMINI_BASE_URL`), then AWS credentials for Bedrock
+ * (`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY`, `AWS_BEARER_TOKEN_BEDROCK` or `AWS_PROFILE`;
+ * + `BEDROCK_BASE_URL`); with none of them, a
  * `LICH_BASE_URL` alone means an OpenAI-compatible server; with none of these, an Ollama that
  * answers at `OLLAMA_HOST` within a short timeout (only when `probe` is true).
  * Never throws; an empty chain means nothing was found.
@@ -105,6 +110,18 @@ export async function detect_env_providers(
     providers.push(entry);
     names.push('env OPENAI_API_KEY');
   }
+  if (!env.OPENAI_API_KEY && env.AZURE_OPENAI_API_KEY && env.AZURE_OPENAI_ENDPOINT) {
+    const deployment = env.AZURE_OPENAI_DEPLOYMENT;
+    const base = env.AZURE_OPENAI_ENDPOINT.replace(/\/+$/, '');
+    providers.push({
+      kind: 'openai_compat',
+      model: deployment || (DEFAULT_MODELS.openai_compat as string),
+      base_url: deployment ? `${base}/openai/deployments/${deployment}` : base,
+      api_key_env: 'AZURE_OPENAI_API_KEY',
+      options: { azure: true },
+    });
+    names.push('env AZURE_OPENAI_API_KEY');
+  }
   if (env.ANTHROPIC_API_KEY) {
     const entry: ProviderEntry = {
       kind: 'anthropic',
@@ -114,6 +131,31 @@ export async function detect_env_providers(
     if (env.ANTHROPIC_BASE_URL) entry.base_url = env.ANTHROPIC_BASE_URL;
     providers.push(entry);
     names.push('env ANTHROPIC_API_KEY');
+  }
+  const gemini_key = env.GEMINI_API_KEY
+    ? 'GEMINI_API_KEY'
+    : env.GOOGLE_API_KEY
+      ? 'GOOGLE_API_KEY'
+      : '';
+  if (gemini_key !== '') {
+    const entry: ProviderEntry = {
+      kind: 'gemini',
+      model: DEFAULT_MODELS.gemini as string,
+      api_key_env: gemini_key,
+    };
+    if (env.GEMINI_BASE_URL) entry.base_url = env.GEMINI_BASE_URL;
+    providers.push(entry);
+    names.push(`env ${gemini_key}`);
+  }
+  const aws =
+    (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY && 'AWS_ACCESS_KEY_ID') ||
+    (env.AWS_BEARER_TOKEN_BEDROCK && 'AWS_BEARER_TOKEN_BEDROCK') ||
+    (env.AWS_PROFILE && 'AWS_PROFILE');
+  if (aws) {
+    const entry: ProviderEntry = { kind: 'bedrock', model: DEFAULT_MODELS.bedrock as string };
+    if (env.BEDROCK_BASE_URL) entry.base_url = env.BEDROCK_BASE_URL;
+    providers.push(entry);
+    names.push(`env ${aws}`);
   }
   if (providers.length === 0 && env.LICH_BASE_URL) {
     providers.push({ kind: 'openai_compat', model: DEFAULT_MODELS.openai_compat as string });

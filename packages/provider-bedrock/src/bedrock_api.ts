@@ -1,0 +1,63 @@
+/** The Bedrock Converse API wire format, kept to the fields Lich sends or reads. */
+
+/** One block of a message's content. */
+export interface BedrockBlock {
+  text?: string;
+  toolUse?: { toolUseId: string; name: string; input: Record<string, unknown> };
+  toolResult?: {
+    toolUseId: string;
+    content: { text: string }[];
+    status?: 'success' | 'error';
+  };
+  reasoningContent?: {
+    reasoningText?: { text: string; signature?: string };
+    redactedContent?: string;
+  };
+}
+
+export interface BedrockMessage {
+  role: 'user' | 'assistant';
+  content: BedrockBlock[];
+}
+
+/** The body of `POST /model/{modelId}/converse` and `/converse-stream`. */
+export interface BedrockRequest {
+  messages: BedrockMessage[];
+  system?: { text: string }[];
+  inferenceConfig?: { maxTokens?: number; temperature?: number };
+  toolConfig?: {
+    tools: { toolSpec: { name: string; description: string; inputSchema: { json: unknown } } }[];
+  };
+  additionalModelRequestFields?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+/** Token counts (`metadata.usage` of a stream, `usage` of a whole answer). */
+export interface BedrockUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
+}
+
+/** The payload of one stream event, by its `:event-type`. */
+export interface BedrockEvent {
+  role?: string;
+  contentBlockIndex?: number;
+  start?: { toolUse?: { toolUseId?: string; name?: string } };
+  delta?: {
+    text?: string;
+    toolUse?: { input?: string };
+    reasoningContent?: { text?: string; signature?: string; redactedContent?: string };
+  };
+  stopReason?: string;
+  usage?: BedrockUsage;
+  message?: string;
+}
+
+/** A whole (non-streaming) answer. */
+export interface BedrockResponse {
+  output?: { message?: { role?: string; content?: BedrockBlock[] } };
+  stopReason?: string;
+  usage?: BedrockUsage;
+}

@@ -1,0 +1,78 @@
+import { config_checks, endpoint_url, type ProviderConfig } from '@lich/providers';
+import type { AwsCredentials } from './sign_sigv4.js';
+
+/** The kind this package registers. */
+export const BEDROCK_KIND = 'bedrock';
+
+/**
+ * The settings of `ProviderConfig.options` this provider understands. All are optional.
+ * - `region`: the AWS region (default `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`);
+ * - `stream` (default `true`): `false` calls `/converse` for one JSON answer;
+ * - `credentials`: `{ access_key_id, secret_access_key, session_token? }`, instead of the
+ *   standard AWS places (the environment, then the shared credentials file);
+ * - `additional_fields`: the model's own request fields (`additionalModelRequestFields`), e.g.
+ *   `{ thinking: { type: 'enabled', budget_tokens: 2048 } }` for Claude's reasoning;
+ * - `extra_body`: fields merged into every request body (`guardrailConfig`, …).
+ */
+export interface BedrockOptions {
+  region?: string;
+  stream?: boolean;
+  credentials?: AwsCredentials;
+  additional_fields?: Record<string, unknown>;
+  extra_body?: Record<string, unknown>;
+}
+
+/** A config read and checked once, when the provider is built. */
+export interface BedrockSettings {
+  url: string;
+  whole_url: string;
+  headers: Record<string, string>;
+  region: string;
+  stream: boolean;
+  credentials: AwsCredentials | undefined;
+  additional_fields: Record<string, unknown> | undefined;
+  extra_body: Record<string, unknown>;
+}
+
+/**
+ * Reads a `ProviderConfig` into settings. Reads `process.env` for the region; does no I/O.
+ *
+ * Contract: throws a `ProviderError` of kind `config` for a base URL that is no URL or an option
+ * of the wrong type, naming the option.
+ */
+export function read_bedrock_settings(
+  config: ProviderConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): BedrockSettings {
+  const check = config_checks(BEDROCK_KIND, config);
+  const options = (config.options ?? {}) as BedrockOptions;
+  if (options.region !== undefined && typeof options.region !== 'string') {
+    throw check.fail('options.region must be a region name, e.g. us-east-1');
+  }
+  const region = options.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+  check.boolean('stream', options.stream);
+  check.object('credentials', options.credentials, '{ access_key_id, secret_access_key }');
+  check.object('additional_fields', options.additional_fields);
+  check.object('extra_body', options.extra_body);
+  const to_url = (path: string) =>
+    check.url((base) =>
+      endpoint_url(base ?? `https://bedrock-runtime.${region}.amazonaws.com`, (prefix) => {
+        return `${prefix}/model/${encodeURIComponent(config.model)}/${path}`;
+      }),
+    );
+  const headers: Record<string, string> = {
+    accept: 'application/vnd.amazon.eventstream, application/json',
+    'content-type': 'application/json',
+  };
+  Object.assign(headers, config.headers);
+  return {
+    url: to_url('converse-stream'),
+    whole_url: to_url('converse'),
+    headers,
+    region,
+    stream: options.stream ?? true,
+    credentials: options.credentials,
+    additional_fields: options.additional_fields,
+    extra_body: options.extra_body ?? {},
+  };
+}

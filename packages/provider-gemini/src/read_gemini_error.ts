@@ -1,0 +1,25 @@
+import { one_line } from '@lich/core';
+import type { ErrorBodyInfo } from '@lich/providers';
+import type { GeminiErrorDetail } from './gemini_api.js';
+
+/**
+ * Reads a Gemini error body, `{ error: { code, message, status, details } }`: the message, and as
+ * code the `status` (`RESOURCE_EXHAUSTED`, `INVALID_ARGUMENT`…), or the reason of its details
+ * when it names one (`API_KEY_INVALID`). Never throws; `undefined` when the body is not one.
+ */
+export function read_gemini_error(body: unknown): ErrorBodyInfo | undefined {
+  const detail = (
+    typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : undefined
+  ) as GeminiErrorDetail | undefined;
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const reason = Array.isArray(detail.details)
+    ? detail.details.find((entry) => typeof entry?.reason === 'string')?.reason
+    : undefined;
+  const info: ErrorBodyInfo = {};
+  if (typeof detail.message === 'string' && detail.message !== '') {
+    info.message = one_line(detail.message, 300);
+  }
+  const code = reason ?? detail.status;
+  if (typeof code === 'string' && code !== '') info.code = code;
+  return info;
+}
