@@ -166,7 +166,7 @@ describe('lich init and lich config', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^max_turns\s+12\s+\(.*\.lich\/config\.json\)$/m);
     expect(shown.stdout).toMatch(/^context_window\s+64000\s+\(env LICH_CONTEXT_WINDOW\)$/m);
-    expect(shown.stdout).toMatch(/^providers\s+.*"openai_compat".*\(env OPENAI_API_KEY\)$/m);
+    expect(shown.stdout).toMatch(/^providers\s+.*"openai_compat".*\(key: env OPENAI_API_KEY\)$/m);
     expect(shown.stdout).toMatch(/^session_dir\s+.*\(derived from work_dir\)$/m);
     expect(shown.stdout).not.toContain('sk-secret');
   });

@@ -91,6 +91,11 @@ describe('project instructions', () => {
     expect(set.system).not.toContain('You are Lich');
     const appended = await ask(['--append-system-prompt', 'Answer in French.', 'hi']);
     expect(appended.system).toMatch(/^You are Lich[\s\S]*\n\nAnswer in French\.$/);
+    // at the very end: after the project instructions too (C38)
+    await writeFile(join(sandbox.work_dir, 'AGENTS.md'), 'Agents rules.');
+    const after_agents = await ask(['--append-system-prompt', 'APPENDED', 'hi']);
+    expect(after_agents.system.indexOf('Agents rules.')).toBeGreaterThan(-1);
+    expect(after_agents.system.endsWith('\n\nAPPENDED')).toBe(true);
   });
 });
 

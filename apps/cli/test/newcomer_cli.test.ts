@@ -155,4 +155,20 @@ describe('the command line as a new user meets it', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/is the server at http:\/\/127\.0\.0\.1:9\/v1 running\?/);
   }, 60_000);
+
+  for (const args of [['--json', 'hi'], ['hi']]) {
+    it(`retries a stream cut mid-answer when the output is buffered: lich ${args.join(' ')} (C4)`, async () => {
+      const text =
+        'This is a long answer that will get cut in the middle of the stream because the fault says so, and then it comes again whole.';
+      server.enqueue(
+        { kind: 'cut', after_bytes: 600, reply: { text, chunk_chars: 8 } },
+        { text, chunk_chars: 8 },
+      );
+      const result = await lich(args, openai_env(sandbox, server.base_url));
+      expect(result.code, result.stderr).toBe(0);
+      const answer = args[0] === '--json' ? JSON.parse(result.stdout).answer : result.stdout.trim();
+      expect(answer).toBe(text);
+      expect(server.requests).toHaveLength(2);
+    });
+  }
 });

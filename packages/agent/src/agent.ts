@@ -268,6 +268,7 @@ export class Agent {
         context_window: config.context_window,
         compression: { ...config.compression },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
+        ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       };
       const outcome = await run_conversation(deps, seed, params);
       return {

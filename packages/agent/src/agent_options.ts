@@ -50,6 +50,11 @@ export interface AgentRunOptions {
    */
   take_steering?: () => readonly Message[];
   /**
+   * The caller buffers the answer and shows no text as it streams (`--json`, a pipe): a stream
+   * cut mid-answer may then be retried from the start (`LoopParams.restartable_stream`).
+   */
+  restartable_stream?: boolean;
+  /**
    * Run on this model instead of the chain's first: `model` or `provider/model`
    * (`Agent.resolve_model`). Ignored when the agent was built with `chat`.
    */

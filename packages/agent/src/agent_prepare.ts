@@ -74,7 +74,12 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
     ...(user ? [user] : []),
     ...(await find_project_instructions(config.work_dir, { on_skip })),
   ];
+  const prompt = with_project_instructions(config.system_prompt, instructions, config.work_dir);
   return {
-    system_prompt: with_project_instructions(config.system_prompt, instructions, config.work_dir),
+    // --append-system-prompt last: after AGENTS.md, as its help says
+    system_prompt:
+      config.append_system_prompt === undefined
+        ? prompt
+        : `${prompt}\n\n${config.append_system_prompt}`,
   };
 }

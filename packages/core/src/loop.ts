@@ -12,6 +12,7 @@ import { run_tool_calls } from './tool_calls.js';
 import type {
   ChatDelta,
   ChatFn,
+  ChatOptions,
   ChatResult,
   Message,
   ToolContext,
@@ -55,6 +56,11 @@ export interface LoopParams {
   signal?: AbortSignal;
   /** Run the tool calls of one turn at once (default true); results are appended in call order. */
   parallel_tools?: boolean;
+  /**
+   * The caller shows no text as it streams (buffered output): a stream cut after some text may be
+   * retried from the start (`ChatOptions.restartable`). Default false.
+   */
+  restartable_stream?: boolean;
   /** The model's context window in tokens; compression is off without it. */
   context_window?: number;
   compression?: CompressionParams;
@@ -178,7 +184,15 @@ export async function run_conversation(
         : messages;
       emit({ type: 'llm_start', turn, grace });
       const started = performance.now();
-      const result = await call_model(chat, request, grace ? [] : definitions, turn, signal, emit);
+      const result = await call_model(
+        chat,
+        request,
+        grace ? [] : definitions,
+        turn,
+        signal,
+        emit,
+        params.restartable_stream === true,
+      );
       if (!('result' in result)) {
         // the text streamed before the abort stays in the history, so the model knows what it
         // said, and is the run's answer so far
@@ -258,16 +272,25 @@ async function call_model(
   turn: number,
   signal: AbortSignal | undefined,
   emit: (event: AgentEvent) => void,
+  restartable: boolean,
 ): Promise<{ result: ChatResult } | { partial_text: string }> {
   let live = true;
   let partial_text = '';
-  const options = {
+  const options: ChatOptions = {
     signal,
     on_delta: (delta: ChatDelta) => {
       if (!live) return;
       if (delta.kind !== 'reasoning') partial_text += delta.text;
       emit({ type: 'llm_delta', turn, delta });
     },
+    ...(restartable
+      ? {
+          restartable: true,
+          on_restart: () => {
+            partial_text = '';
+          },
+        }
+      : {}),
   };
   try {
     const outcome = await race_abort(Promise.resolve(chat(request, tools, options)), signal);

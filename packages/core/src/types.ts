@@ -112,6 +112,14 @@ export interface ChatOptions {
   on_delta?: (delta: ChatDelta) => void;
   /** Upper bound of output tokens for this call. */
   max_tokens?: number;
+  /**
+   * The caller shows no delta as it comes (its output is buffered: `--json`, a pipe), so a stream
+   * cut after some deltas may be retried from the start: `on_restart` is called first, and the
+   * caller drops what it was given. Without it, such a cut is never retried (no text twice).
+   */
+  restartable?: boolean;
+  /** Called before a restarted attempt, when `restartable` allowed one. */
+  on_restart?: () => void;
 }
 
 /**

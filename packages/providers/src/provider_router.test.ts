@@ -296,6 +296,38 @@ describe('chat_with_failover', () => {
     expect(providers.secondary).toBeUndefined();
   });
 
+  it('with buffered output (restartable) a cut after deltas is retried from the start (C4)', async () => {
+    const { router, providers } = setup({
+      primary: [
+        async (options) => {
+          options.on_delta?.({ kind: 'text', text: 'Hello, wor' });
+          throw failure('primary', {
+            kind: 'stream',
+            cause: new Error('the connection broke mid-stream'),
+          });
+        },
+        async (options) => {
+          options.on_delta?.({ kind: 'text', text: 'Hello, world' });
+          return { message: { role: 'assistant', content: 'Hello, world' }, finish_reason: 'stop' };
+        },
+      ],
+    });
+    let deltas: string[] = [];
+    let restarts = 0;
+    const result = await router.chat_with_failover(USER, [], {
+      on_delta: (delta) => deltas.push(delta.text),
+      restartable: true,
+      on_restart: () => {
+        restarts += 1;
+        deltas = [];
+      },
+    });
+    expect(result.message.content).toBe('Hello, world');
+    expect(restarts).toBe(1);
+    expect(deltas.join('')).toBe('Hello, world');
+    expect(providers.primary?.calls).toBe(2);
+  });
+
   it('a provider marking its error delivered is not retried either', async () => {
     const { router, providers } = setup({
       primary: [failure('primary', { status: 500, delivered: true })],

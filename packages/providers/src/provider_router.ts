@@ -149,7 +149,9 @@ export class ProviderRouter {
    *   or the deterministic backoff; anything else (400/401/403/404, quota or billing, a parse or
    *   config error, a `retry-after` over the cap) moves to the next provider at once;
    * - a failure after a delta reached `options.on_delta` is thrown at once with `delivered:
-   *   true`, neither retried nor failed over, so no text is ever streamed twice;
+   *   true`, neither retried nor failed over, so no text is ever streamed twice — unless the
+   *   caller said its output is buffered (`options.restartable`): then `options.on_restart` is
+   *   called and the call is retried like an undelivered one;
    * - the caller's abort rejects promptly with a `ProviderError` of kind `aborted` (also during a
    *   backoff wait), and nothing is retried after it;
    * - circuit breaker: a provider that failed (after its retries) is passed over for
@@ -225,8 +227,12 @@ export class ProviderRouter {
           if (signal?.aborted || error.kind === 'aborted') {
             throw error.kind === 'aborted' ? error : to_provider_error(signal?.reason, context);
           }
-          if (delivered || error.delivered) throw broke_off(error);
-          const delay = retry_delay(error, retry, this.#policy);
+          if (delivered || error.delivered) {
+            // shown to somebody: never retried (no text twice); buffered: start it over
+            if (options.restartable !== true) throw broke_off(error);
+            options.on_restart?.();
+          }
+          const delay = retry_delay(error, retry, this.#policy, options.restartable === true);
           if (delay === undefined) {
             failures.push({ error, attempts: retry + 1 });
             this.#cool(index, error);

@@ -29,8 +29,12 @@ export function retry_delay(
   error: ProviderError,
   retry: number,
   policy: RetryPolicy,
+  restartable = false,
 ): number | undefined {
-  if (!error.retryable || error.kind === 'aborted' || error.delivered) return undefined;
+  // a delivered stream is retried only when the caller can start it over (`restartable`)
+  if (!error.retryable || error.kind === 'aborted' || (error.delivered && !restartable)) {
+    return undefined;
+  }
   if (retry >= policy.max_retries) return undefined;
   if (error.retry_after_ms !== undefined) {
     return error.retry_after_ms <= policy.retry_after_cap_ms ? error.retry_after_ms : undefined;

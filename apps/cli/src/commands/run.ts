@@ -130,6 +130,10 @@ export async function execute_task(
       signal: interrupt.signal,
       session: session ?? false,
       ...(options.model === undefined ? {} : { model: options.model }),
+      // an answer nobody watches stream (one JSON document, text into a pipe) can be re-asked
+      // after a cut: nothing shown is repeated (C4)
+      restartable_stream:
+        format === 'json' || (format === 'text' && context.io.stdout.isTTY !== true),
       on_event: (event) => {
         report.listener(event);
         view.listener(event);

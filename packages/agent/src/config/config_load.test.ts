@@ -175,7 +175,9 @@ describe('providers from the environment', () => {
       },
       { kind: 'anthropic', model: 'claude-sonnet-4-5', api_key_env: 'ANTHROPIC_API_KEY' },
     ]);
-    expect(loaded.sources.providers?.detail).toBe('env OPENAI_API_KEY, env ANTHROPIC_API_KEY');
+    expect(loaded.sources.providers?.detail).toBe(
+      'key: env OPENAI_API_KEY, base_url: env OPENAI_BASE_URL, key: env ANTHROPIC_API_KEY',
+    );
   });
 
   it('lets LICH_PROVIDER, LICH_MODEL and LICH_BASE_URL override, and flags override those', async () => {
@@ -204,13 +206,16 @@ describe('providers from the environment', () => {
         base_url: 'http://x.test/v1',
       },
     ]);
-    expect(by_env.sources.providers?.detail).toBe('env LICH_PROVIDER, LICH_MODEL, LICH_BASE_URL');
+    expect(by_env.sources.providers?.detail).toBe(
+      'kind: env LICH_PROVIDER, model: env LICH_MODEL, base_url: env LICH_BASE_URL',
+    );
     const by_flag = ok(
       await load_config({ work_dir, env: { ...env, LICH_MODEL: 'm2' }, flags: { model: 'm3' } }),
     );
     expect(by_flag.config.providers.map((entry) => entry.model)).toEqual(['m3', 'qwen']);
     expect(by_flag.config.providers[0]?.api_key_env).toBe('MY_KEY');
-    expect(by_flag.sources.providers?.detail).toBe('flag --model');
+    // the rest of the entry stays what the project file says (C37)
+    expect(by_flag.sources.providers?.detail).toMatch(/config\.json, model: flag --model$/);
     const same_kind = ok(await load_config({ work_dir, env, flags: { provider: 'ollama' } }));
     expect(same_kind.config.providers).toEqual([{ kind: 'ollama', model: 'qwen' }]);
   });
@@ -240,7 +245,7 @@ describe('providers from the environment', () => {
         base_url: 'http://proxy.test/v1',
       },
     ]);
-    expect(loaded.sources.providers?.detail).toBe('env LICH_MODEL, flag --provider');
+    expect(loaded.sources.providers?.detail).toBe('kind: flag --provider, model: env LICH_MODEL');
     const other = ok(
       await load_config({
         work_dir,

@@ -11,7 +11,6 @@ import {
   CONFIG_SCHEMA,
   type ConfigFile,
   DEFAULT_MODELS,
-  DEFAULT_SYSTEM_PROMPT,
   default_key_env,
   PROVIDER_ENTRY_SCHEMA,
   type ProviderEntry,
@@ -329,15 +328,14 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
     flag_layer.tools_disabled = [...before, ...flags.tools_disabled];
   }
   if (flags.append_system_prompt !== undefined) {
-    const base = (flag_layer.system_prompt ??
-      merged.system_prompt ??
-      DEFAULT_SYSTEM_PROMPT) as string;
-    flag_layer.system_prompt = `${base}\n\n${flags.append_system_prompt}`;
+    // kept apart: it goes after AGENTS.md, at the very end of what the model reads
+    flag_layer.append_system_prompt = flags.append_system_prompt;
   }
   const flag_names: Record<string, string> = {
     max_turns: '--max-turns',
     session_dir: '--session-dir',
-    system_prompt: flags.system_prompt === undefined ? '--append-system-prompt' : '--system-prompt',
+    system_prompt: '--system-prompt',
+    append_system_prompt: '--append-system-prompt',
     tools_enabled: '--allowed-tools',
     tools_disabled: '--disallowed-tools',
   };
@@ -391,10 +389,23 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   chain = override_chain(chain, override, env);
   if (chain !== before) {
     const flag_used = used.filter((name) => name.startsWith('--'));
-    const env_used = used.filter((name) => !name.startsWith('--'));
+    // the source of each field, after what the environment's detection gave (C37)
+    const field_of: Record<string, string> = {
+      LICH_PROVIDER: 'kind',
+      '--provider': 'kind',
+      LICH_MODEL: 'model',
+      '--model': 'model',
+      LICH_BASE_URL: 'base_url',
+      '--base-url': 'base_url',
+    };
+    // what the entry kept from before (a kind given anew replaces the entry)
+    const earlier =
+      sources.providers === undefined || override.kind ? [] : [sources.providers.detail];
     const detail = [
-      ...(env_used.length > 0 ? [`env ${env_used.join(', ')}`] : []),
-      ...(flag_used.length > 0 ? [`flag ${flag_used.join(', ')}`] : []),
+      ...earlier,
+      ...used.map(
+        (name) => `${field_of[name] ?? name}: ${name.startsWith('--') ? 'flag' : 'env'} ${name}`,
+      ),
     ].join(', ');
     sources.providers = { layer: flag_used.length > 0 ? 'flag' : 'env', detail };
     for (const [index, entry] of chain.entries()) {
@@ -463,6 +474,9 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
     providers: data.providers,
     max_turns: data.max_turns,
     system_prompt: data.system_prompt,
+    ...(data.append_system_prompt === undefined
+      ? {}
+      : { append_system_prompt: data.append_system_prompt }),
     ...(data.tools_enabled === undefined ? {} : { tools_enabled: data.tools_enabled }),
     ...(data.tools_disabled === undefined ? {} : { tools_disabled: data.tools_disabled }),
     mcp_servers: data.mcp_servers,

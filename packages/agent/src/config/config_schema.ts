@@ -157,6 +157,12 @@ export const CONFIG_SHAPE = {
     ),
   max_turns: z.int().min(1).max(10_000).default(50).describe('Model calls allowed per run.'),
   system_prompt: z.string().default(DEFAULT_SYSTEM_PROMPT).describe('The system prompt.'),
+  append_system_prompt: z
+    .string()
+    .optional()
+    .describe(
+      'Text added at the very end of the system prompt, after the project instructions (AGENTS.md).',
+    ),
   tools_enabled: z
     .array(z.string())
     .optional()
@@ -227,6 +233,8 @@ export interface AgentConfig {
   readonly providers: readonly Readonly<ProviderEntry>[];
   readonly max_turns: number;
   readonly system_prompt: string;
+  /** Added last, after the project instructions (`--append-system-prompt`). */
+  readonly append_system_prompt?: string;
   readonly tools_enabled?: readonly string[];
   readonly tools_disabled?: readonly string[];
   readonly mcp_servers: Readonly<McpServersConfig>;

@@ -108,7 +108,9 @@ export async function detect_env_providers(
     };
     if (env.OPENAI_BASE_URL) entry.base_url = env.OPENAI_BASE_URL;
     providers.push(entry);
-    names.push('env OPENAI_API_KEY');
+    names.push(
+      `key: env OPENAI_API_KEY${env.OPENAI_BASE_URL ? ', base_url: env OPENAI_BASE_URL' : ''}`,
+    );
   }
   if (!env.OPENAI_API_KEY && env.AZURE_OPENAI_API_KEY && env.AZURE_OPENAI_ENDPOINT) {
     const deployment = env.AZURE_OPENAI_DEPLOYMENT;
@@ -130,7 +132,9 @@ export async function detect_env_providers(
     };
     if (env.ANTHROPIC_BASE_URL) entry.base_url = env.ANTHROPIC_BASE_URL;
     providers.push(entry);
-    names.push('env ANTHROPIC_API_KEY');
+    names.push(
+      `key: env ANTHROPIC_API_KEY${env.ANTHROPIC_BASE_URL ? ', base_url: env ANTHROPIC_BASE_URL' : ''}`,
+    );
   }
   const gemini_key = env.GEMINI_API_KEY
     ? 'GEMINI_API_KEY'
