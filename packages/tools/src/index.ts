@@ -57,6 +57,8 @@ export type {
 export { COMMAND_NAME_PATTERN, PluginError, PluginHost } from './plugin.js';
 export type { ToolFilter } from './registry.js';
 export { ToolRegistry, ToolRegistryError } from './registry.js';
+export { DEFAULT_DENY_READ } from './sandbox/deny_read.js';
+export { DEFAULT_MAX_PROCESSES, process_limit_kind } from './sandbox/process_limit.js';
 export type {
   PreparedCommand,
   RefusedCommand,
@@ -68,6 +70,8 @@ export type { SandboxConfig, SandboxMode, SandboxNetwork } from './sandbox/sandb
 export { DEFAULT_SANDBOX_CONFIG } from './sandbox/sandbox_config.js';
 export type { SandboxCheck, SandboxKind, SandboxSupport } from './sandbox/sandbox_support.js';
 export { probe_sandbox } from './sandbox/sandbox_support.js';
+export { unix_socket_filter } from './sandbox/seccomp_filter.js';
+export { BASE_ENV_NAMES } from './shell/env.js';
 export type { HardlineRule, HardlineViolation } from './shell/hardline.js';
 export { check_hardline } from './shell/hardline.js';
 export { TERMINAL_TIMEOUT_MS, terminal_tool } from './shell/terminal.js';

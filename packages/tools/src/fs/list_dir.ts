@@ -1,6 +1,7 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { not_denied, refuse_denied } from './denied.js';
 import { decode_name, NOT_UTF8_MARK } from './glob_fs.js';
 import { error_text, PathGuardError } from './guard.js';
 import { stat_in_work_dir } from './safe_fs.js';
@@ -38,6 +39,8 @@ export const list_dir_tool: Tool<ListDirArgs> = {
     if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; use read_file to read it`);
     }
+    refuse_denied(context, guarded.path, shown);
+    const visible = not_denied(context);
     let names: Buffer[];
     try {
       names = await readdir(guarded.path, { encoding: 'buffer' });
@@ -53,6 +56,11 @@ export const list_dir_tool: Tool<ListDirArgs> = {
       context.signal.throwIfAborted();
       const name = describe_name(raw);
       const full = Buffer.concat([folder, raw]);
+      // a masked store inside the work dir is shown as a name only: its size or target may tell
+      if (!visible(full.toString('utf8'))) {
+        lines.push(`${name}  (masked: credentials)`);
+        continue;
+      }
       try {
         const entry = await lstat(full);
         if (entry.isDirectory()) lines.push(`${name}/`);
