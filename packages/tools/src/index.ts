@@ -37,7 +37,7 @@ export { open_in_work_dir, write_file_atomic } from './fs/safe_fs.js';
 export { BINARY_SAMPLE_BYTES, looks_binary } from './fs/text.js';
 export { write_file_tool } from './fs/write_file.js';
 export type { GatekeeperOptions } from './gatekeeper.js';
-export { gatekeeper_plugin } from './gatekeeper.js';
+export { gatekeeper_plugin, SAFE_GIT_SETTINGS } from './gatekeeper.js';
 export type { GrepEngine, GrepOptions, GrepResult } from './grep/grep.js';
 export { grep_search, grep_tool } from './grep/grep.js';
 export { find_ripgrep } from './grep/grep_rg.js';
