@@ -7,6 +7,7 @@ import { sandbox_of } from './sandbox/sandbox.js';
 import { child_env, env_passthrough_of } from './shell/env.js';
 import { type ProcessOutcome, run_process } from './shell/process_tree.js';
 import { basename, nested_scripts, split_commands, strip_prefix } from './shell/shell_commands.js';
+import { stdin_scripts } from './shell/shell_expand.js';
 import { parse_shell } from './shell/shell_words.js';
 import { output_limit_of } from './shell/terminal.js';
 import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './tests/run_tests.js';
@@ -200,7 +201,8 @@ const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--na
 
 /**
  * True when a bash command line runs `git commit`, also behind `sudo`/`env`, git's own options
- * (`git -C dir commit`), in `$(…)`, `bash -c '…'` or `eval`. Quoted text is not a command.
+ * (`git -C dir commit`), in `$(…)`, `bash -c '…'`, `eval`, or known text piped into a shell
+ * (`echo 'git commit' | sh`). Quoted text is not a command.
  *
  * Contract: pure, never throws.
  */
@@ -217,6 +219,8 @@ export function runs_git_commit(command: string, depth = 0): boolean {
       if (words[i] === 'commit') return true;
     }
     if (nested_scripts(simple).some((script) => runs_git_commit(script, depth + 1))) return true;
+    const piped = stdin_scripts(simple, { vars: new Map() });
+    if (piped.some((script) => runs_git_commit(script, depth + 1))) return true;
   }
   return substitutions.some((script) => runs_git_commit(script, depth + 1));
 }
