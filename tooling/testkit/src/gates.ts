@@ -117,5 +117,7 @@ export function describe_gated(gates: readonly Gate[], title: string, body: () =
     });
     return;
   }
+  // said once per suite where any reporter shows it, not only in a verbose run's titles
+  process.stderr.write(`skipped: ${title}: ${why}\n`);
   describe.skip(`${title} (skipped: ${why})`, body);
 }
