@@ -32,6 +32,11 @@ describe_gated([sandbox_gate()], 'lich and the sandbox', () => {
     expect(result.stdout).toMatch(/✓ bwrap on PATH: \//);
     expect(result.stdout).toMatch(/config: mode auto, network off/);
     expect(result.stdout).toMatch(/terminal and run_tests commands run sandboxed \(bwrap\)/);
+    expect(result.stdout).toMatch(/^unix sockets: none \(seccomp filter\)$/m);
+    expect(result.stdout).toMatch(/^process limit: 1024 \((pids cgroup|RLIMIT_NPROC)\)$/m);
+    expect(result.stdout).toMatch(
+      /^environment: the base set \(sandbox\.env_passthrough adds names\)$/m,
+    );
     const json = await run_lich(['sandbox', 'check', '--json'], {
       cwd: sandbox.work_dir,
       env: sandbox.env,

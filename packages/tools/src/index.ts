@@ -57,7 +57,8 @@ export type {
 export { COMMAND_NAME_PATTERN, PluginError, PluginHost } from './plugin.js';
 export type { ToolFilter } from './registry.js';
 export { ToolRegistry, ToolRegistryError } from './registry.js';
-export { DEFAULT_DENY_READ } from './sandbox/deny_read.js';
+export type { DeniedPath } from './sandbox/deny_read.js';
+export { DEFAULT_DENY_READ, deny_read_paths } from './sandbox/deny_read.js';
 export { DEFAULT_MAX_PROCESSES, process_limit_kind } from './sandbox/process_limit.js';
 export type {
   PreparedCommand,
