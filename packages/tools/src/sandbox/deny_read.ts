@@ -87,8 +87,11 @@ export interface DeniedPath {
 }
 
 function real_kind(path: string): { path: string; kind: 'dir' | 'file' } | undefined {
+  // most entries do not exist: one lstat without an exception tells, before any realpath
+  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+  // a mount needs the real path: a link on the way (a linked home folder) is resolved
   try {
-    const real = realpathSync(path);
+    const real = realpathSync.native(path);
     return { path: real, kind: lstatSync(real).isDirectory() ? 'dir' : 'file' };
   } catch {
     return undefined;

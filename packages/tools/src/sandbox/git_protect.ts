@@ -45,7 +45,8 @@ const WALK_TTL_MS = 10_000;
 
 function kind_of(path: string): 'dir' | 'file' | 'link' | undefined {
   try {
-    const stats = lstatSync(path);
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
     return stats.isSymbolicLink() ? 'link' : stats.isDirectory() ? 'dir' : 'file';
   } catch {
     return undefined;

@@ -24,8 +24,11 @@ export interface ProcessLimit {
   max: number;
   /** The cgroup's folder (`kind: 'cgroup'`). */
   dir?: string;
-  /** Program and arguments to put before the sandbox's own command line (`kind: 'cgroup'`). */
-  prefix: string[];
+  /**
+   * Puts a process in the cgroup (`kind: 'cgroup'`): the sandbox's first process, while it waits
+   * at bubblewrap's start gate, so everything it forks is counted. Never throws.
+   */
+  join(pid: number): void;
   /**
    * Called every `LIMIT_POLL_MS` while the command runs: a reason to stop it once it has run into
    * the limit for `LIMIT_GRACE_MS` (a fork bomb that retries forever), else `undefined`.
@@ -123,9 +126,10 @@ function read_number(path: string): number {
 /**
  * A process limit for one command, or `undefined` when `max` is 0 (no limit).
  *
- * Contract: never throws. Where a pids cgroup can be made (checked once per process) the command
- * is started through `sh`, which joins the cgroup before it runs the sandbox, so nothing the
- * command forks escapes the count; `check` reads the cgroup's `pids.events`. Elsewhere the limit
+ * Contract: never throws. Where a pids cgroup can be made (checked once per process) the caller
+ * puts the sandbox's first process in it with `join` before that process runs anything (the
+ * sandbox waits at a gate), so nothing the command forks escapes the count; `check` reads the
+ * cgroup's `pids.current` and `pids.events`. Elsewhere the limit
  * is `rlimit`: the caller sets `ulimit -u` in the sandbox's shell, and `check` counts the
  * command's processes with `count(root_pid)`, when given, to see it stay at the limit.
  */
@@ -136,34 +140,32 @@ export function make_process_limit(
   if (!Number.isInteger(max) || max <= 0) return undefined;
   if (cgroup_parent === undefined) cgroup_parent = find_cgroup_parent();
   if (cgroup_parent !== null) {
-    const dir = join(cgroup_parent, `lich-${process.pid}-${++counter}`);
-    try {
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'pids.max'), String(max));
+    const dir = take_cgroup(cgroup_parent, max);
+    if (dir !== undefined) {
       return {
         kind: 'cgroup',
         max,
         dir,
-        prefix: ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', join(dir, 'cgroup.procs')],
+        join: (pid) => {
+          try {
+            writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+          } catch {
+            // gone before it was let in: nothing left to count
+          }
+        },
         check: make_check(
           max,
           () => read_number(join(dir, 'pids.current')) >= max - 1 && read_max_events(dir) > 0,
         ),
         release: () => release_cgroup(dir),
       };
-    } catch {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // never made
-      }
     }
   }
   const count = options.count;
   return {
     kind: 'rlimit',
     max,
-    prefix: [],
+    join: () => undefined,
     // near the limit: the command's own processes, and a few more it may be forking
     check: make_check(max, (root_pid) => count !== undefined && count(root_pid) >= max - 8),
     release: () => undefined,
@@ -171,10 +173,67 @@ export function make_process_limit(
 }
 
 const pending = new Set<string>();
+/** Empty cgroups kept for the next commands: making and removing one costs more than a command's setup. */
+const idle: string[] = [];
+const IDLE_MOST = 4;
 let exit_hook = false;
 
+/** An empty cgroup with `pids.max` set to `max`: an idle one, else a new one. */
+function take_cgroup(parent: string, max: number): string | undefined {
+  while (idle.length > 0) {
+    const dir = idle.pop()!;
+    try {
+      if (read_number(join(dir, 'pids.current')) === 0) {
+        writeFileSync(join(dir, 'pids.max'), String(max));
+        return dir;
+      }
+    } catch {
+      // gone: make another
+    }
+    remove_cgroup(dir);
+  }
+  const dir = join(parent, `lich-${process.pid}-${++counter}`);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'pids.max'), String(max));
+    hook_exit();
+    return dir;
+  } catch {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // never made
+    }
+    return undefined;
+  }
+}
+
+/** On the way out, the idle cgroups and those still emptying are removed. */
+function hook_exit(): void {
+  if (exit_hook) return;
+  exit_hook = true;
+  process.once('exit', () => {
+    for (const left of [...idle, ...pending]) {
+      try {
+        rmdirSync(left);
+      } catch {
+        // still busy: a cgroup left behind holds nothing but its name
+      }
+    }
+  });
+}
+
+/** A cgroup whose command ended: kept idle when empty (and room is left), else removed. */
+function release_cgroup(dir: string): void {
+  if (idle.length < IDLE_MOST && read_number(join(dir, 'pids.current')) === 0) {
+    idle.push(dir);
+    return;
+  }
+  remove_cgroup(dir);
+}
+
 /** Removes a cgroup once its last process is gone (the kernel refuses while any is left). */
-function release_cgroup(dir: string, attempt = 0): void {
+function remove_cgroup(dir: string, attempt = 0): void {
   try {
     rmdirSync(dir);
     pending.delete(dir);
@@ -185,20 +244,7 @@ function release_cgroup(dir: string, attempt = 0): void {
       return;
     }
     pending.add(dir);
-    if (!exit_hook) {
-      exit_hook = true;
-      // the last tries, on the way out: a cgroup left behind holds nothing but its name
-      process.once('exit', () => {
-        for (const left of pending) {
-          try {
-            rmdirSync(left);
-          } catch {
-            // still busy
-          }
-        }
-      });
-    }
-    setTimeout(() => release_cgroup(dir, attempt + 1), 50 * (attempt + 1)).unref();
+    setTimeout(() => remove_cgroup(dir, attempt + 1), 50 * (attempt + 1)).unref();
   }
 }
 

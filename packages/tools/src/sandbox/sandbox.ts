@@ -29,6 +29,7 @@ export interface PreparedCommand {
   /** Bytes for file descriptors 3, 4, … (see `RunProcessOptions.inputs`). */
   inputs?: Buffer[];
   on_message?: (message: unknown, handle: unknown) => void;
+  gate?: { on_info(info: unknown): void };
   watch?: { interval_ms: number; check(pid: number): string | undefined };
   /** After the command ended: what it planted that was undone, as `[sandbox]` lines. Never throws. */
   after(): string[];
@@ -175,6 +176,7 @@ export class Sandbox {
         cleanup: made.cleanup,
       };
       if (made.on_message !== undefined) prepared.on_message = made.on_message;
+      if (made.gate !== undefined) prepared.gate = made.gate;
       if (made.watch !== undefined) prepared.watch = made.watch;
       if (made.proxy !== undefined) prepared.proxy = made.proxy;
       return prepared;

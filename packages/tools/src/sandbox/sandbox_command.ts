@@ -31,6 +31,8 @@ export interface SandboxedCommand {
   inputs: Buffer[];
   /** Takes the connections the proxy forwarder hands over (a host list under bubblewrap). */
   on_message?: (message: unknown, handle: unknown) => void;
+  /** bubblewrap's start gate: the sandbox's pid goes into the cgroup before it runs. */
+  gate?: { on_info(info: unknown): void };
   /** The process limit's watch, when there is one. */
   watch?: { interval_ms: number; check(pid: number): string | undefined };
   proxy?: AllowListProxy;
@@ -182,6 +184,11 @@ export async function sandboxed_command(request: {
       unix_sockets: allowed_sockets.length === 0 ? 'none' : allowed_sockets,
       ...(seccomp === undefined ? {} : { seccomp_fd: 3 }),
     };
+    const inputs = seccomp === undefined ? [] : [seccomp];
+    if (limit?.kind === 'cgroup') {
+      // see RunProcessOptions.gate: the two pipes come right after the inputs
+      plan.gate = { info_fd: 3 + inputs.length, block_fd: 4 + inputs.length };
+    }
     const env: NodeJS.ProcessEnv = {
       ...request.env,
       TMPDIR: temp_dir,
@@ -236,16 +243,23 @@ export async function sandboxed_command(request: {
       kind === 'bwrap'
         ? [...bwrap_arguments(plan, support.bwrap!), ...command]
         : ['-p', seatbelt_profile(plan), ...command];
-    const prefix = limit?.kind === 'cgroup' ? limit.prefix : [];
-    const file = prefix.length > 0 ? prefix[0]! : support.program!;
-    const full_args = prefix.length > 0 ? [...prefix.slice(1), support.program!, ...args] : args;
     const made_limit = limit;
     return {
-      file,
-      args: full_args,
+      file: support.program!,
+      args,
       env,
       sandbox: kind,
-      inputs: seccomp === undefined ? [] : [seccomp],
+      inputs,
+      ...(made_limit?.kind === 'cgroup'
+        ? {
+            gate: {
+              on_info: (info: unknown) => {
+                const pid = (info as { 'child-pid'?: unknown } | null)?.['child-pid'];
+                if (typeof pid === 'number') made_limit.join(pid);
+              },
+            },
+          }
+        : {}),
       ...(on_message === undefined ? {} : { on_message }),
       ...(made_limit === undefined
         ? {}

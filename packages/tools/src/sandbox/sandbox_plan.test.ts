@@ -52,6 +52,7 @@ describe('bwrap_arguments', () => {
         ],
         socket_masks: ['/run/postgresql/.s.PGSQL.5432'],
         seccomp_fd: 3,
+        gate: { info_fd: 4, block_fd: 5 },
       },
       { user_namespace: true, disable_userns: true },
     ).join(' ');
@@ -61,7 +62,7 @@ describe('bwrap_arguments', () => {
         '--tmpfs /home/ada/.ssh --remount-ro /home/ada/.ssh',
         '--ro-bind /dev/null /home/ada/.netrc',
         '--ro-bind /dev/null /run/postgresql/.s.PGSQL.5432',
-        '--seccomp 3',
+        '--seccomp 3 --info-fd 4 --block-fd 5',
       ].join(' '),
     );
   });

@@ -32,6 +32,11 @@ export interface SandboxPlan {
   unix_sockets?: 'none' | readonly string[];
   /** The file descriptor bubblewrap reads the seccomp filter from. */
   seccomp_fd?: number;
+  /**
+   * A start gate: bubblewrap writes its sandbox's pid to `info_fd` and makes it wait for a byte
+   * on `block_fd` (so Lich can put it in a cgroup before it runs anything).
+   */
+  gate?: { info_fd: number; block_fd: number };
 }
 
 /**
@@ -60,6 +65,9 @@ export function bwrap_arguments(plan: SandboxPlan, features: BwrapFeatures): str
   }
   for (const path of plan.socket_masks ?? []) args.push('--ro-bind', '/dev/null', path);
   if (plan.seccomp_fd !== undefined) args.push('--seccomp', String(plan.seccomp_fd));
+  if (plan.gate !== undefined) {
+    args.push('--info-fd', String(plan.gate.info_fd), '--block-fd', String(plan.gate.block_fd));
+  }
   if (features.user_namespace) {
     args.push('--unshare-user');
     if (features.disable_userns) args.push('--disable-userns');

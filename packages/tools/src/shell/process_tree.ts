@@ -221,8 +221,15 @@ export interface RunProcessOptions {
    */
   inputs?: readonly Buffer[];
   /**
-   * Opens Node's IPC channel on the file descriptor after `inputs` (the program must be Node):
-   * each message, and the handle sent with it, goes here.
+   * A start gate (bubblewrap's `--info-fd` and `--block-fd`): two pipes on the descriptors after
+   * `inputs` (`3 + inputs.length` for the program to write a JSON object to, the next one for it
+   * to wait on). `on_info` gets the parsed object (`{ "child-pid": N }`), then the program is let
+   * go by a byte on the second pipe, both pipes closed.
+   */
+  gate?: { on_info(info: unknown): void };
+  /**
+   * Opens Node's IPC channel on the file descriptor after `inputs` and the gate (the program
+   * must be Node): each message, and the handle sent with it, goes here.
    */
   on_message?: (message: unknown, handle: unknown) => void;
   /**
@@ -266,8 +273,9 @@ export interface ProcessOutcome {
  *   killed on the way out (a SIGKILL of Lich leaves them: only the sandbox's `--die-with-parent`
  *   covers that);
  * - memory use is bounded by `head_bytes + tail_bytes` whatever the program prints;
- * - `inputs` are written to pipes on file descriptors 3, 4, … and closed; `on_message` opens
- *   Node's IPC channel after them; `watch.check` runs every `watch.interval_ms` while the program
+ * - `inputs` are written to pipes on file descriptors 3, 4, … and closed; `gate` opens two pipes
+ *   after them and lets the program go once `on_info` has run; `on_message` opens Node's IPC
+ *   channel after those; `watch.check` runs every `watch.interval_ms` while the program
  *   runs, and a reason it returns ends the tree like a timeout, reported as `stopped`.
  */
 export function run_process(options: RunProcessOptions): Promise<ProcessOutcome> {
@@ -295,6 +303,7 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
     const inputs = options.inputs ?? [];
     const stdio: ('ignore' | 'pipe' | 'ipc')[] = ['ignore', 'pipe', 'pipe'];
     for (let index = 0; index < inputs.length; index++) stdio.push('pipe');
+    if (options.gate !== undefined) stdio.push('pipe', 'pipe');
     if (options.on_message !== undefined) stdio.push('ipc');
     try {
       child = child_process_module().spawn(options.file, [...options.args], {
@@ -330,6 +339,37 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       pipe.on('error', () => undefined);
       pipe.end(bytes, () => pipe.destroy());
     });
+    if (options.gate !== undefined) {
+      const gate = options.gate;
+      const info = child.stdio[3 + inputs.length] as import('node:stream').Duplex | null;
+      const block = child.stdio[4 + inputs.length] as import('node:stream').Duplex | null;
+      let text = '';
+      let opened = false;
+      const open_gate = () => {
+        if (opened) return;
+        opened = true;
+        info?.destroy();
+        block?.end('1', () => block.destroy());
+      };
+      info?.on('error', () => undefined);
+      block?.on('error', () => undefined);
+      info?.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          if (text.length < 4096) return; // not whole yet
+        }
+        try {
+          gate.on_info(parsed);
+        } finally {
+          open_gate();
+        }
+      });
+      // a program that exits or closes the pipe first is never left waiting on it
+      info?.on('end', open_gate);
+    }
     if (options.on_message !== undefined) {
       const on_message = options.on_message;
       child.on('message', (message, handle) => on_message(message, handle));

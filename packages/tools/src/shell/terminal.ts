@@ -125,6 +125,7 @@ export async function run_shell_command(
       tail_bytes: options.keep_bytes?.tail ?? Math.floor(budget * 0.6) - 200,
       ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
       ...(prepared.on_message === undefined ? {} : { on_message: prepared.on_message }),
+      ...(prepared.gate === undefined ? {} : { gate: prepared.gate }),
       ...(prepared.watch === undefined ? {} : { watch: prepared.watch }),
     });
     const notes = [...prepared.after(), ...sandbox.notes(prepared, outcome.output)];
