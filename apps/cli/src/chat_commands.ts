@@ -4,6 +4,7 @@ import {
   type CommandInfo,
   SessionHostError,
   type SessionListing,
+  session_store_of,
 } from '@lich/agent';
 import type { Message } from '@lich/core';
 import { NOTHING_TO_COMPRESS } from '@lich/core';
@@ -33,8 +34,7 @@ function label(state: ChatState): string {
 }
 
 async function session_listing(state: ChatState): Promise<SessionListing[]> {
-  const { SessionStore } = await import('@lich/session');
-  const store = new SessionStore({ session_dir: state.agent.config.session_dir });
+  const store = session_store_of(state.agent.config);
   return (await store.list())
     .filter((summary) => summary.problem === undefined)
     .map((summary) => ({

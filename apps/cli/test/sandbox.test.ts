@@ -3,7 +3,8 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FakeServer } from '@lich/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe_gated, sandbox_gate } from '@lich/testkit/gates';
+import { expect, it } from 'vitest';
 import { openai_env, run_lich, type Sandbox, sandbox_and_server_each } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -20,7 +21,7 @@ async function path_without_bwrap(): Promise<string> {
   return bin;
 }
 
-describe.skipIf(process.platform !== 'linux')('lich and the sandbox', () => {
+describe_gated([sandbox_gate()], 'lich and the sandbox', () => {
   it('lich sandbox check says bubblewrap runs here, and why', async () => {
     const result = await run_lich(['sandbox', 'check'], {
       cwd: sandbox.work_dir,
@@ -31,6 +32,11 @@ describe.skipIf(process.platform !== 'linux')('lich and the sandbox', () => {
     expect(result.stdout).toMatch(/✓ bwrap on PATH: \//);
     expect(result.stdout).toMatch(/config: mode auto, network off/);
     expect(result.stdout).toMatch(/terminal and run_tests commands run sandboxed \(bwrap\)/);
+    expect(result.stdout).toMatch(/^unix sockets: none \(seccomp filter\)$/m);
+    expect(result.stdout).toMatch(/^process limit: 1024 \((pids cgroup|RLIMIT_NPROC)\)$/m);
+    expect(result.stdout).toMatch(
+      /^environment: the base set \(sandbox\.env_passthrough adds names\)$/m,
+    );
     const json = await run_lich(['sandbox', 'check', '--json'], {
       cwd: sandbox.work_dir,
       env: sandbox.env,

@@ -7,12 +7,7 @@ import {
   type Message,
   run_conversation,
 } from '@lich/core';
-import {
-  attach_recorder,
-  type SessionHandle,
-  type SessionRecorder,
-  SessionStore,
-} from '@lich/session';
+import { attach_recorder, type SessionHandle, type SessionRecorder } from '@lich/session';
 import {
   BUILTIN_TOOL_NAMES,
   BUILTIN_TOOLS,
@@ -38,6 +33,7 @@ import {
 } from './permissions/permission_policy.js';
 import { session_permission_gate } from './permissions/session_permission_gate.js';
 import { tool_allowed } from './permissions/tool_allowlist.js';
+import { session_store_of } from './session_store_of.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -204,7 +200,7 @@ export class Agent {
    */
   async create_session(): Promise<SessionHandle | null> {
     try {
-      const store = new SessionStore({ session_dir: this.config.session_dir });
+      const store = session_store_of(this.config);
       return await store.create({
         work_dir: this.config.work_dir,
         model: this.config.providers[0]?.model ?? 'unknown',
@@ -259,6 +255,8 @@ export class Agent {
           ...options.tool_context,
           work_dir: config.work_dir,
           env_passthrough: config.env_passthrough,
+          // so that git_commit never stages the transcripts, wherever they are
+          session_dir: config.session_dir,
         },
       };
       const params = {

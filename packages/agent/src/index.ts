@@ -81,3 +81,4 @@ export {
 export type { PermissionRule } from './permissions/permission_rules.js';
 export type { PermissionsSettings } from './permissions/permissions_schema.js';
 export { create_provider_chat, missing_api_keys } from './provider_chat.js';
+export { session_store_of } from './session_store_of.js';

@@ -3,6 +3,7 @@ import type { ProviderRouter, RouterEvent } from '@lich/providers';
 import type { ProviderEntry } from './config/config_schema.js';
 import { chain_for_model } from './model_chain.js';
 import { create_provider_chat, create_router } from './provider_chat.js';
+import { configured_secrets, scrub_text, scrubbing_chat } from './secret_scrub.js';
 
 type RouterListener = (event: RouterEvent) => void;
 
@@ -12,7 +13,8 @@ type RouterListener = (event: RouterEvent) => void;
  * the listener of the run whose call made them: each run gets a ChatFn that passes its listener
  * with each call, so parallel runs never hear each other's events (no async context: Node 20's
  * AsyncLocalStorage hooks every promise, which a host of 50 streaming sessions pays for per
- * token).
+ * token). A failure's text never holds a configured key or header value: errors and router
+ * events are scrubbed (`secret_scrub.ts`) before anything prints or records them.
  */
 export class ModelChats {
   readonly #providers: readonly Readonly<ProviderEntry>[];
@@ -20,6 +22,8 @@ export class ModelChats {
   readonly #fixed: ChatFn | undefined;
   readonly #on_provider_event: RouterListener | undefined;
   readonly #routers = new Map<string, ProviderRouter>();
+  /** The configured keys and header values, scrubbed from every failure's text. */
+  readonly #secrets: readonly string[];
 
   constructor(options: {
     providers: readonly Readonly<ProviderEntry>[];
@@ -31,7 +35,17 @@ export class ModelChats {
     this.#providers = options.providers;
     this.#env = options.env;
     this.#fixed = options.chat;
-    this.#on_provider_event = options.on_provider_event;
+    this.#secrets = configured_secrets(options.providers, options.env);
+    this.#on_provider_event =
+      options.on_provider_event === undefined
+        ? undefined
+        : this.#scrubbed(options.on_provider_event);
+  }
+
+  /** A router listener that hears each event with the secrets cut out of its reason. */
+  #scrubbed(listener: RouterListener): RouterListener {
+    if (this.#secrets.length === 0) return listener;
+    return (event) => listener({ ...event, reason: scrub_text(event.reason, this.#secrets) });
   }
 
   /** The chain for `model` (`model` or `provider/model`); the configured one when absent. */
@@ -50,6 +64,10 @@ export class ModelChats {
     if (chain === null) throw new Error(`no provider in the config serves '${model}'`);
     // an empty chain: every call rejects saying what to configure
     if (chain.length === 0) return create_provider_chat(chain, { env: this.#env });
+    return scrubbing_chat(this.#router_chat(chain, on_event), this.#secrets);
+  }
+
+  #router_chat(chain: readonly Readonly<ProviderEntry>[], on_event?: RouterListener): ChatFn {
     const key = chain.map((entry) => `${entry.kind}/${entry.model}`).join('|');
     let router = this.#routers.get(key);
     if (router === undefined) {
@@ -61,6 +79,6 @@ export class ModelChats {
       });
       this.#routers.set(key, router);
     }
-    return router.as_chat_fn(on_event);
+    return router.as_chat_fn(on_event === undefined ? undefined : this.#scrubbed(on_event));
   }
 }

@@ -1,6 +1,7 @@
 import type { ToolResult } from '@lich/core';
 import { make_temp_dir, type TempDir, to_chat_result } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe_gated, sandbox_gate } from '@lich/testkit/gates';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Agent } from '../src/agent.js';
 import { make_config } from '../src/config/config_load.js';
 import { scripted_chat } from './host_support.js';
@@ -39,7 +40,7 @@ async function terminal_result(config: Parameters<typeof make_config>[0]): Promi
   return result;
 }
 
-describe.skipIf(process.platform !== 'linux')('the sandbox and the permission policy', () => {
+describe_gated([sandbox_gate()], 'the sandbox and the permission policy', () => {
   it('runs a command allowed always sandboxed', async () => {
     const result = await terminal_result({
       permissions: { allow: ['terminal'], ask: [], deny: [] },

@@ -12,6 +12,7 @@ import { prompt_text } from './prompt_text.js';
 import { Semaphore } from './semaphore.js';
 import { SessionWatch } from './session_watch.js';
 import type { Claim, GatewayStore, LoggedMessage } from './storage.js';
+import { without_nul } from './without_nul.js';
 
 export type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
 export type { GatewayLogEntry } from './gateway_log.js';
@@ -208,8 +209,10 @@ export class GatewayBus implements GatewayIngress {
     this.#unwake = null;
   }
 
-  async receive(message: InboundMessage): Promise<IngestResult> {
+  async receive(inbound: InboundMessage): Promise<IngestResult> {
     if (this.#state !== 'open') return { status: 'closed' };
+    // a U+0000 would take a different path in each store: stripped at the door (X13)
+    const message = without_nul(inbound);
     const verdict = await this.#gate.check(message);
     if (verdict.status !== 'pass') return verdict;
     let appended: Awaited<ReturnType<GatewayStore['log']['append']>>;

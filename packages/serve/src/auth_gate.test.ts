@@ -12,18 +12,19 @@ describe('AuthGate', () => {
     expect(gate.failures).toBe(2);
   });
 
-  it('after a burst of failures refuses every attempt, the right one too, until credits come back', () => {
+  it('after a burst of failures limits the failing attempts only: the right token always gets in', () => {
     let now = 0;
     const gate = new AuthGate('secret', { burst: 3, refill_ms: 1000, now: () => now });
     for (let attempt = 0; attempt < 3; attempt += 1) expect(gate.check('guess').ok).toBe(false);
-    expect(gate.check('secret')).toEqual({ ok: false, reason: 'limited', retry_after_ms: 1000 });
+    expect(gate.check('guess')).toEqual({ ok: false, reason: 'limited', retry_after_ms: 1000 });
+    expect(gate.check('secret')).toEqual({ ok: true });
     now = 400;
     expect(gate.check('guess')).toEqual({ ok: false, reason: 'limited', retry_after_ms: 600 });
-    now = 1000;
     expect(gate.check('secret')).toEqual({ ok: true });
+    now = 1000;
     expect(gate.check('guess')).toEqual({ ok: false, reason: 'wrong' });
     expect(gate.check('guess')).toMatchObject({ reason: 'limited' });
-    expect(gate.failures).toBe(4);
+    expect(gate.failures).toBe(7);
     expect(gate.limited).toBe(3);
   });
 });

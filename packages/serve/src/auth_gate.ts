@@ -26,15 +26,17 @@ function digest(text: string): Buffer {
 }
 
 /**
- * Checks tokens in constant time and limits failures, from every source together (on loopback
- * every peer is 127.0.0.1, so a per-address limit would limit nothing).
+ * Checks tokens in constant time, and limits failed attempts without ever locking out the right
+ * token: a local process that keeps sending wrong tokens slows or closes only its own attempts.
  *
  * Contract:
- * - a candidate is compared through SHA-256 digests with `timingSafeEqual`, so neither its
- *   content nor its length shows in the time taken;
- * - each failure (missing or wrong) spends one credit of `burst`; credits come back one per
- *   `refill_ms`; with none left, every attempt, the right token included, is answered `limited`
- *   with `retry_after_ms` and is not compared at all, so a guesser learns nothing while limited;
+ * - every candidate is compared, through SHA-256 digests with `timingSafeEqual`, so neither its
+ *   content nor its length shows in the time taken; the right token is accepted whatever failed
+ *   before (a 256-bit token cannot be guessed, so a limit need not shut the door on it);
+ * - each failure (missing or wrong) spends one credit of `burst` (from every source together:
+ *   on loopback every peer is 127.0.0.1); credits come back one per `refill_ms`; a failure with
+ *   no credit left is answered `limited` with `retry_after_ms`, which the transport turns into a
+ *   slower, closing answer for that attempt only;
  * - `failures` and `limited` count what happened (tests, logs).
  */
 export class AuthGate {
@@ -46,7 +48,7 @@ export class AuthGate {
   #refilled_at: number;
   /** Attempts that were compared and failed. */
   failures = 0;
-  /** Attempts refused without a comparison. */
+  /** Failed attempts answered `limited`. */
   limited = 0;
 
   constructor(token: string, options: AuthGateOptions = {}) {
@@ -60,6 +62,10 @@ export class AuthGate {
 
   /** Judges one attempt. */
   check(candidate: string | undefined): AuthVerdict {
+    if (candidate !== undefined && timingSafeEqual(digest(candidate), this.#expected)) {
+      return { ok: true };
+    }
+    this.failures += 1;
     this.#refill();
     if (this.#credits < 1) {
       this.limited += 1;
@@ -69,11 +75,7 @@ export class AuthGate {
         retry_after_ms: Math.max(1, this.#refilled_at + this.#refill_ms - this.#now()),
       };
     }
-    if (candidate !== undefined && timingSafeEqual(digest(candidate), this.#expected)) {
-      return { ok: true };
-    }
     this.#credits -= 1;
-    this.failures += 1;
     return { ok: false, reason: candidate === undefined ? 'missing' : 'wrong' };
   }
 

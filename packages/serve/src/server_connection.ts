@@ -15,6 +15,13 @@ import { read_message } from './read_message.js';
 import { RpcError } from './rpc_error.js';
 import type { ServeCore } from './serve_core.js';
 
+/** True for a line holding an `initialize` request (checked cheaply before a full read). */
+function is_initialize(line: SplitLine): boolean {
+  if (line.kind !== 'line' || !line.text.includes('initialize')) return false;
+  const message = read_message(line.text);
+  return message.kind === 'request' && message.method === 'initialize';
+}
+
 /** Why the server ends a connection. */
 export type CloseReason = 'unauthenticated' | 'rate_limited' | 'timeout' | 'shutdown' | 'too_slow';
 
@@ -37,7 +44,8 @@ export type ConnectionState = 'new' | 'ready' | 'closed';
  * - the first message must be `initialize`; any other request before it is answered
  *   `not_initialized`; a transport that is not authenticated needs the token in it, and a
  *   missing or wrong one is answered `unauthenticated` (or `rate_limited`) and the connection is
- *   closed;
+ *   closed; on such a transport, anything but `initialize` first (another method, a
+ *   notification, a line that is not JSON-RPC) is answered `unauthenticated` and closes it;
  * - requests are handled concurrently: answers may come out of order (match them by id);
  * - more than `limits.max_pending_requests` unanswered requests are refused `rate_limited`;
  * - the events of a subscribed session are sent in `seq` order, the replayed ones before the
@@ -93,6 +101,17 @@ export class ServerConnection {
   /** Takes one line (or an oversize report) from the transport. */
   receive(line: SplitLine): void {
     if (this.#state === 'closed') return;
+    if (!this.#authenticated && this.#state === 'new' && !is_initialize(line)) {
+      // a peer that has shown no token gets nothing more than this answer
+      const id = line.kind === 'line' ? read_message(line.text) : undefined;
+      this.#send_error(
+        id !== undefined && id.kind === 'request' ? id.id : null,
+        new RpcError('unauthenticated', 'send initialize with the token first'),
+      );
+      this.core.log(`${this.label}: closed: no initialize before other messages`);
+      this.close('unauthenticated', 'initialize first');
+      return;
+    }
     if (line.kind === 'oversize') {
       this.#send_error(
         null,

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { make_temp_dir } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,35 @@ describe('token file', () => {
       expect(await read_token_file(path)).not.toBeNull();
       await remove_token_file(path, 43);
       expect(await read_token_file(path)).toBeNull();
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
+  it("tightens a token folder others may write to, and refuses a link or another user's", async () => {
+    const dir = await make_temp_dir({ prefix: 'lich-serve-' });
+    try {
+      const folder = join(dir.path, 'lich');
+      await mkdir(folder, { mode: 0o777 });
+      await chmod(folder, 0o777);
+      const path = join(folder, 'serve.json');
+      await write_token_file(path, { url: 'ws://127.0.0.1:1/rpc', token: 't', pid: 1 });
+      expect((await stat(folder)).mode & 0o777).toBe(0o700);
+
+      const elsewhere = join(dir.path, 'elsewhere');
+      await mkdir(elsewhere);
+      await symlink(elsewhere, join(dir.path, 'linked'));
+      await expect(
+        write_token_file(join(dir.path, 'linked', 'serve.json'), { url: 'u', token: 't', pid: 1 }),
+      ).rejects.toThrow(/not a plain folder/);
+      if (process.getuid?.() === 0) {
+        const theirs = join(dir.path, 'theirs');
+        await mkdir(theirs, { mode: 0o777 });
+        await chown(theirs, 65534, 65534);
+        await expect(
+          write_token_file(join(theirs, 'serve.json'), { url: 'u', token: 't', pid: 1 }),
+        ).rejects.toThrow(/belongs to another user/);
+      }
     } finally {
       await dir.cleanup();
     }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -24,13 +24,35 @@ export function token_file_path(env: Readonly<Record<string, string | undefined>
 }
 
 /**
- * Writes the token file with mode 0600 (its folder 0700), atomically: the content goes to a
- * fresh file created 0600 (never readable by others, not even for a moment), which then
- * replaces the old one.
+ * Makes sure the token file's folder is this user's alone: a folder that already existed with
+ * rights for others (`chmod 777`: another user could swap `serve.json` and point clients at a
+ * server of theirs) is made 0700; one that is a link or belongs to someone else is refused.
+ */
+async function own_private_folder(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const info = await lstat(folder);
+  if (info.isSymbolicLink() || !info.isDirectory()) {
+    throw new Error(
+      `the token folder ${folder} is not a plain folder (a link?): refusing to write the token there`,
+    );
+  }
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) {
+    throw new Error(
+      `the token folder ${folder} belongs to another user (uid ${info.uid}): refusing to write the token there`,
+    );
+  }
+  if ((info.mode & 0o077) !== 0) await chmod(folder, 0o700);
+}
+
+/**
+ * Writes the token file with mode 0600 (its folder 0700, tightened when it was not), atomically:
+ * the content goes to a fresh file created 0600 (never readable by others, not even for a
+ * moment), which then replaces the old one. Rejects when the folder is a link or another user's.
  */
 export async function write_token_file(path: string, content: TokenFile): Promise<void> {
   const folder = dirname(path);
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+  await own_private_folder(folder);
   const temp = `${path}.${process.pid}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
   try {

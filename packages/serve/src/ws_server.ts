@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { AuthGate, type AuthGateOptions } from './auth_gate.js';
-import { LineSplitter } from './line_splitter.js';
+import { LineSplitter, type SplitLine } from './line_splitter.js';
 import { CLOSE_CODES } from './protocol_errors.js';
 import { guard_request, is_wildcard, LOOPBACK_HOSTS } from './request_guard.js';
 import { ServeCore, type ServeCoreOptions } from './serve_core.js';
@@ -10,6 +10,35 @@ import type { CloseReason } from './server_connection.js';
 
 /** The path of the WebSocket endpoint. */
 export const RPC_PATH = '/rpc';
+
+/** Messages one frame may hold; a frame with more is refused whole, unread. */
+export const MAX_LINES_PER_FRAME = 256;
+/** Messages of one connection handled in one turn of the event loop; the rest wait their turn. */
+export const LINES_PER_TICK = 32;
+/** Messages waiting on one connection past which its socket stops being read. */
+const QUEUE_PAUSE = 4 * MAX_LINES_PER_FRAME;
+
+/** How many `Host` headers a request carries (Node keeps only the first in `headers`). */
+function host_headers(raw: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index]!.toLowerCase() === 'host') count += 1;
+  }
+  return count;
+}
+
+/** Counts `\n`-separated messages in a frame, stopping once past `most`. */
+function count_lines(chunks: readonly Buffer[], most: number): number {
+  let count = 0;
+  for (const chunk of chunks) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+      if (++count > most) return count;
+    }
+  }
+  const last = chunks[chunks.length - 1];
+  // a last line without its \n counts too
+  return last !== undefined && last.length > 0 && last[last.length - 1] !== 10 ? count + 1 : count;
+}
 
 /** Options of `start_ws_server`. */
 export interface WsServerOptions extends ServeCoreOptions {
@@ -127,13 +156,16 @@ const CLOSE_FOR: Record<CloseReason, number> = {
  * - binds 127.0.0.1 and ::1 (the same port) unless told another address, which must be loopback
  *   or come with `allow_remote` (else this rejects);
  * - every HTTP request passes `guard_request` first (Host, Origin, no query string), answered
- *   403/400 with nothing else done; `GET /health` answers `{"ok":true}` and nothing more; no
+ *   403/400 with nothing else done; a request with more than one `Host` header is answered 400; `GET /health` answers `{"ok":true}` and nothing more; no
  *   response carries a CORS header;
- * - an upgrade with `Authorization: Bearer` is checked (401 wrong, 429 rate limited, with
- *   `Retry-After`) before it is accepted; one without must send the token in `initialize`;
- * - one JSON object per text frame (a frame may also hold several `\n`-separated objects); a
- *   frame over `max_message_bytes` is answered `payload_too_large`, one over twice that closes the
- *   connection with 1009; binary frames are refused; no compression;
+ * - an upgrade with `Authorization: Bearer` is checked (401 wrong, 429 with `Retry-After` for a
+ *   wrong one while failures are over their budget; the right token always gets in) before it is
+ *   accepted; one without must send the token in `initialize`, as its first message, or be closed;
+ * - one JSON object per text frame (a frame may also hold up to `MAX_LINES_PER_FRAME`
+ *   `\n`-separated objects; a frame with more is refused whole); a frame over `max_message_bytes`
+ *   is answered `payload_too_large`, one over twice that closes the connection with 1009; binary
+ *   frames are refused; no compression; a connection's messages are handled `LINES_PER_TICK` per
+ *   turn of the event loop, its socket paused while many wait;
  * - a connection that reads too slowly is closed with 4000 rather than losing events.
  */
 export async function start_ws_server(options: WsServerOptions): Promise<WsServer> {
@@ -161,6 +193,9 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
   });
 
   const on_request = (request: IncomingMessage, response: ServerResponse) => {
+    if (host_headers(request.rawHeaders) > 1) {
+      return answer(response, 400, json_body(400, 'more than one Host header'));
+    }
     const refused = guard_request(request.headers, request.url, guard());
     if (refused !== null)
       return answer(response, refused.status, json_body(refused.status, refused.message));
@@ -173,6 +208,10 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
   };
 
   const on_upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (host_headers(request.rawHeaders) > 1) {
+      core.log('refused an upgrade: more than one Host header');
+      return refuse_socket(socket, 400, 'more than one Host header');
+    }
     const refused = guard_request(request.headers, request.url, guard());
     if (refused !== null) {
       core.log(`refused an upgrade: ${refused.message}`);
@@ -223,18 +262,54 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
         label,
       },
     );
+    // lines wait here and are handled LINES_PER_TICK at a time, so one peer's flood holds the
+    // event loop for a few milliseconds at most before other connections get their turn
+    let queue: SplitLine[] = [];
+    let next = 0;
+    let scheduled = false;
+    let paused = false;
+    const drain = () => {
+      scheduled = false;
+      let handled = 0;
+      while (next < queue.length && handled < LINES_PER_TICK && connection.state !== 'closed') {
+        connection.receive(queue[next++]!);
+        handled += 1;
+      }
+      if (next >= queue.length || connection.state === 'closed') {
+        queue = [];
+        next = 0;
+        if (paused) {
+          paused = false;
+          ws.resume();
+        }
+        return;
+      }
+      scheduled = true;
+      setImmediate(drain);
+    };
     ws.on('message', (data, is_binary) => {
       if (is_binary) {
         connection.refuse('binary frames are not read: send JSON text');
         return;
       }
-      // a frame is a message: its end ends the last line, \n or not
-      const splitter = new LineSplitter(max_message);
       const chunks = Array.isArray(data)
         ? data
         : [Buffer.isBuffer(data) ? data : Buffer.from(data)];
-      for (const chunk of chunks) for (const line of splitter.push(chunk)) connection.receive(line);
-      for (const line of splitter.end()) connection.receive(line);
+      if (count_lines(chunks, MAX_LINES_PER_FRAME) > MAX_LINES_PER_FRAME) {
+        connection.refuse(
+          `a frame holds at most ${MAX_LINES_PER_FRAME} messages; none of this one was read`,
+        );
+        return;
+      }
+      // a frame is a message: its end ends the last line, \n or not
+      const splitter = new LineSplitter(max_message);
+      for (const chunk of chunks) queue.push(...splitter.push(chunk));
+      queue.push(...splitter.end());
+      if (queue.length - next > QUEUE_PAUSE && !paused) {
+        paused = true;
+        ws.pause();
+      }
+      if (!scheduled) drain();
     });
     ws.on('pong', () => {
       alive.value = true;

@@ -88,6 +88,15 @@ export class RawPeer {
     }
   }
 
+  /** Resolves once `check` holds of every message received so far. */
+  async wait_for(check: (messages: readonly Received[]) => boolean): Promise<void> {
+    for (;;) {
+      if (check(this.messages)) return;
+      if (this.close_code !== undefined) throw new Error(`closed (${this.close_code}) first`);
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
   /** The `event` notifications received so far. */
   events(): NonNullable<Received['params']>[] {
     return this.messages

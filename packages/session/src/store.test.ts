@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -200,5 +210,31 @@ describe('SessionStore', () => {
     await handle.close();
     expect((await read_session(handle.path)).records).toHaveLength(1);
     await expect(store.create({ ...NEW, signal: AbortSignal.abort() })).rejects.toThrow('aborted');
+  });
+});
+
+describe('SessionStore confined_to', () => {
+  it('refuses a session folder that leads outside through a link, and makes nothing there', async () => {
+    const base = await realpath(await mkdtemp(join(tmpdir(), 'lich-confined-')));
+    try {
+      const work = join(base, 'work');
+      const outside = join(base, 'outside');
+      await mkdir(work);
+      await mkdir(outside);
+      await symlink(outside, join(work, '.lich'));
+      const store = new SessionStore({
+        session_dir: join(work, '.lich', 'sessions'),
+        confined_to: work,
+      });
+      await expect(
+        store.create({ work_dir: work, model: 'm', lich_version: '0' }),
+      ).rejects.toMatchObject({ code: 'not_writable' });
+      expect(await readdir(outside)).toEqual([]);
+      const inside = new SessionStore({ session_dir: join(work, 'logs'), confined_to: work });
+      const handle = await inside.create({ work_dir: work, model: 'm', lich_version: '0' });
+      await handle.close();
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });

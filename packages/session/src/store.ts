@@ -1,5 +1,5 @@
-import { mkdir, open, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Message } from '@lich/core';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
 import { FileSessionHandle, type FsyncMode, type SessionHandle } from './handle.js';
@@ -24,6 +24,12 @@ export interface SessionStoreOptions {
   fsync?: FsyncMode;
   /** The clock, for tests. */
   now?: () => Date;
+  /**
+   * A folder the session dir must resolve inside, links followed (the work dir, when the session
+   * dir was not set explicitly): a repository that ships `.lich` as a link to a folder elsewhere
+   * then gets no transcript written there. `create` and `open` refuse with `not_writable`.
+   */
+  confined_to?: string;
 }
 
 /** What a new session is created with. */
@@ -64,6 +70,36 @@ export class SessionStore implements SessionStorage {
     this.session_dir = resolve(options.session_dir);
     this.#fsync = options.fsync ?? 'run_end';
     this.#now = options.now ?? (() => new Date());
+    if (options.confined_to !== undefined) this.#confined_to = resolve(options.confined_to);
+  }
+
+  readonly #confined_to: string | undefined;
+
+  /** Refuses a session dir that resolves outside `confined_to` (see the option). */
+  async #check_confined(path: string): Promise<void> {
+    if (this.#confined_to === undefined) return;
+    let real_dir: string | undefined;
+    let real_root: string;
+    try {
+      real_root = await realpath(this.#confined_to);
+    } catch {
+      return;
+    }
+    // the deepest part that exists, links resolved: where a mkdir would go
+    for (let at = this.session_dir; real_dir === undefined; at = dirname(at)) {
+      try {
+        real_dir = await realpath(at);
+      } catch {
+        if (dirname(at) === at) return;
+      }
+    }
+    const rest = relative(real_root, real_dir);
+    if (rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest))) return;
+    throw new SessionError(
+      'not_writable',
+      `the session folder ${this.session_dir} leads to ${real_dir}, outside ${this.#confined_to}, through a link: no transcript is written there. Remove the link, or set session_dir (or LICH_SESSION_DIR) to say where transcripts go.`,
+      { path },
+    );
   }
 
   /** The folder, as `SessionStorage.location`. */
@@ -120,6 +156,7 @@ export class SessionStore implements SessionStorage {
     const id = options.id ?? new_session_id(now);
     const path = this.path_of(id);
     throw_if_aborted(options.signal, `creating session ${id}`);
+    await this.#check_confined(path);
     try {
       await mkdir(this.session_dir, { recursive: true });
     } catch (error) {
@@ -129,6 +166,7 @@ export class SessionStore implements SessionStorage {
         { path, cause: error },
       );
     }
+    await this.#check_confined(path);
     const lock = await acquire_lock(path);
     let file: Awaited<ReturnType<typeof open>>;
     try {
@@ -181,6 +219,7 @@ export class SessionStore implements SessionStorage {
   async open(id: string, options: OpenSessionOptions = {}): Promise<SessionHandle> {
     const path = this.path_of(id);
     throw_if_aborted(options.signal, `opening session ${id}`);
+    await this.#check_confined(path);
     try {
       await stat(path);
     } catch (error) {

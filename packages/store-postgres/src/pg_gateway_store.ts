@@ -16,6 +16,7 @@ import { type DatabaseOptions, open_pool } from './database.js';
 import { acquire_lease } from './ingress_lease.js';
 import { assert_migrated } from './migrate.js';
 import { NODE_KEY, NodeConnection } from './node_connection.js';
+import { pg_json } from './pg_json.js';
 import {
   DEFAULT_PRUNE_EVERY_MS,
   DEFAULT_RETENTION_MS,
@@ -112,7 +113,7 @@ export class PgConversationLog implements ConversationLog {
           message.platform_message_id,
           message.conversation_key,
           seq,
-          JSON.stringify(message),
+          pg_json(message),
           hint,
         ],
       );
@@ -270,7 +271,7 @@ export class PgOutbox implements Outbox {
              WHERE EXISTS (SELECT 1 FROM c)
              ON CONFLICT (key) DO NOTHING)
        SELECT count(*) AS held FROM c`,
-      [claim.conversation_key, claim.epoch, JSON.stringify(entries)],
+      [claim.conversation_key, claim.epoch, pg_json(entries)],
     );
     if (Number(rows[0]?.held) === 0) throw new FencedError(claim);
   }
@@ -375,7 +376,7 @@ export async function open_postgres_gateway_store(
          u AS (UPDATE inbound SET done = true
                WHERE conversation_key = $1 AND seq <= $4 AND NOT done AND EXISTS (SELECT 1 FROM c))
          SELECT count(*) AS held FROM c`,
-        [claim.conversation_key, claim.epoch, JSON.stringify(entries), seq],
+        [claim.conversation_key, claim.epoch, pg_json(entries), seq],
       );
       if (Number(rows[0]?.held) === 0) throw new FencedError(claim);
     },

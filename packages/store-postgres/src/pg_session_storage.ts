@@ -24,6 +24,7 @@ import {
 import type pg from 'pg';
 import { type DatabaseOptions, open_pool, redact_url } from './database.js';
 import { assert_migrated } from './migrate.js';
+import { pg_json } from './pg_json.js';
 
 interface SessionRow {
   id: string;
@@ -110,7 +111,7 @@ class PgSessionHandle implements SessionHandle {
     } as SessionRecord;
     let text: string;
     try {
-      text = JSON.stringify(record);
+      text = pg_json(record);
     } catch (error) {
       return Promise.reject(
         new SessionError(

@@ -1,3 +1,4 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
@@ -6,6 +7,7 @@ import { sandbox_of } from './sandbox/sandbox.js';
 import { child_env, env_passthrough_of } from './shell/env.js';
 import { type ProcessOutcome, run_process } from './shell/process_tree.js';
 import { basename, nested_scripts, split_commands, strip_prefix } from './shell/shell_commands.js';
+import { stdin_scripts } from './shell/shell_expand.js';
 import { parse_shell } from './shell/shell_words.js';
 import { output_limit_of } from './shell/terminal.js';
 import { RUN_TESTS_TIMEOUT_MS, run_project_tests } from './tests/run_tests.js';
@@ -39,12 +41,30 @@ const parameters = z
 /** Arguments of `git_commit`. */
 export type GitCommitArgs = z.infer<typeof parameters>;
 
+/**
+ * Settings every git command of the gatekeeper runs with, over any config: no hook, no
+ * fsmonitor, no descent into submodules (whose configs and hooks a sandboxed command may have
+ * written). Git hands `-c` settings down to the git processes it starts.
+ */
+export const SAFE_GIT_SETTINGS: readonly string[] = Object.freeze([
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'diff.ignoreSubmodules=all',
+  '-c',
+  'status.submoduleSummary=false',
+]);
+
 function git(args: string[], context: ToolRunContext): Promise<ProcessOutcome> {
   const env = child_env({ passthrough: env_passthrough_of(context) });
   env.GIT_TERMINAL_PROMPT = '0';
   return run_process({
     file: 'git',
-    args,
+    args: [...SAFE_GIT_SETTINGS, ...args],
     cwd: context.work_dir,
     env,
     signal: context.signal,
@@ -69,14 +89,32 @@ function git_failure(step: string, outcome: ProcessOutcome): ToolOutput {
 }
 
 /**
+ * The pathspecs of what the gatekeeper stages and commits: the work dir, but never Lich's own
+ * state (`.lich/`, and the session dir wherever it is configured inside the work dir).
+ */
+export function commit_pathspecs(work_dir: string, session_dir: unknown): string[] {
+  const specs = ['.', ':(exclude).lich'];
+  if (typeof session_dir === 'string' && session_dir !== '') {
+    const inside = relative(resolve(work_dir), resolve(work_dir, session_dir));
+    if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) {
+      specs.push(`:(exclude)${inside.split(sep).join('/')}`);
+    }
+  }
+  return specs;
+}
+
+/**
  * The `git_commit { message }` tool: runs the project's tests, and only when they pass stages
- * every change under the work dir (`git add -A -- .`) and commits it with `message`.
+ * every change under the work dir but Lich's own state (`git add -A -- . ':(exclude).lich'`, see
+ * `commit_pathspecs`) and commits it with `message`.
  *
  * Contract: never commits unless the test run exited with code 0; a failed run returns
  * `ok: false` with the test report (counts and failing output). A work dir outside a git
- * repository, one with no changes, a missing test command, a failing git step (a hook, a missing
+ * repository, one with no changes, a missing test command, a failing git step (a missing
  * identity) and an abort each return `ok: false` with a message saying so, and commit nothing.
- * Changes outside the work dir are neither staged nor committed.
+ * Changes outside the work dir are neither staged nor committed, nor is `.lich/` or the session
+ * dir (`context.session_dir`), even when a command staged them. Git runs with
+ * `SAFE_GIT_SETTINGS`: no hook or fsmonitor of the repository runs, whatever a command planted.
  */
 export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<GitCommitArgs> {
   const test_timeout_ms = options.test_timeout_ms ?? RUN_TESTS_TIMEOUT_MS;
@@ -99,8 +137,16 @@ export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<Gi
           error: 'not a git repository',
         };
       }
+      const specs = commit_pathspecs(context.work_dir, context.session_dir);
       const status = await git(
-        ['status', '--porcelain', '--untracked-files=all', '--', '.'],
+        [
+          'status',
+          '--porcelain',
+          '--untracked-files=all',
+          '--ignore-submodules=all',
+          '--',
+          ...specs,
+        ],
         context,
       );
       if (status.exit_code !== 0) return git_failure('status', status);
@@ -132,9 +178,13 @@ export function create_git_commit_tool(options: GatekeeperOptions = {}): Tool<Gi
         return { ok: false, output: 'Not committed: aborted.', error: 'aborted' };
       }
 
-      const added = await git(['add', '-A', '--', '.'], context);
+      const added = await git(['add', '-A', '--', ...specs], context);
       if (added.exit_code !== 0) return git_failure('add', added);
-      const committed = await git(['commit', '--quiet', '-m', args.message, '--', '.'], context);
+      // the pathspec commits what it names only (`--only`): a path a command staged is left out
+      const committed = await git(
+        ['commit', '--quiet', '--no-verify', '-m', args.message, '--', ...specs],
+        context,
+      );
       if (committed.exit_code !== 0) return git_failure('commit', committed);
       const shown = await git(['show', '--stat', '--format=%h %s', 'HEAD'], context);
       const summary = report.output.split('\n', 1)[0] ?? 'Tests passed.';
@@ -151,7 +201,8 @@ const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--na
 
 /**
  * True when a bash command line runs `git commit`, also behind `sudo`/`env`, git's own options
- * (`git -C dir commit`), in `$(…)`, `bash -c '…'` or `eval`. Quoted text is not a command.
+ * (`git -C dir commit`), in `$(…)`, `bash -c '…'`, `eval`, or known text piped into a shell
+ * (`echo 'git commit' | sh`). Quoted text is not a command.
  *
  * Contract: pure, never throws.
  */
@@ -168,6 +219,8 @@ export function runs_git_commit(command: string, depth = 0): boolean {
       if (words[i] === 'commit') return true;
     }
     if (nested_scripts(simple).some((script) => runs_git_commit(script, depth + 1))) return true;
+    const piped = stdin_scripts(simple, { vars: new Map() });
+    if (piped.some((script) => runs_git_commit(script, depth + 1))) return true;
   }
   return substitutions.some((script) => runs_git_commit(script, depth + 1));
 }

@@ -37,7 +37,7 @@ export { open_in_work_dir, write_file_atomic } from './fs/safe_fs.js';
 export { BINARY_SAMPLE_BYTES, looks_binary } from './fs/text.js';
 export { write_file_tool } from './fs/write_file.js';
 export type { GatekeeperOptions } from './gatekeeper.js';
-export { gatekeeper_plugin } from './gatekeeper.js';
+export { gatekeeper_plugin, SAFE_GIT_SETTINGS } from './gatekeeper.js';
 export type { GrepEngine, GrepOptions, GrepResult } from './grep/grep.js';
 export { grep_search, grep_tool } from './grep/grep.js';
 export { find_ripgrep } from './grep/grep_rg.js';
@@ -57,6 +57,9 @@ export type {
 export { COMMAND_NAME_PATTERN, PluginError, PluginHost } from './plugin.js';
 export type { ToolFilter } from './registry.js';
 export { ToolRegistry, ToolRegistryError } from './registry.js';
+export type { DeniedPath } from './sandbox/deny_read.js';
+export { DEFAULT_DENY_READ, deny_read_paths } from './sandbox/deny_read.js';
+export { DEFAULT_MAX_PROCESSES, process_limit_kind } from './sandbox/process_limit.js';
 export type {
   PreparedCommand,
   RefusedCommand,
@@ -68,6 +71,8 @@ export type { SandboxConfig, SandboxMode, SandboxNetwork } from './sandbox/sandb
 export { DEFAULT_SANDBOX_CONFIG } from './sandbox/sandbox_config.js';
 export type { SandboxCheck, SandboxKind, SandboxSupport } from './sandbox/sandbox_support.js';
 export { probe_sandbox } from './sandbox/sandbox_support.js';
+export { unix_socket_filter } from './sandbox/seccomp_filter.js';
+export { BASE_ENV_NAMES } from './shell/env.js';
 export type { HardlineRule, HardlineViolation } from './shell/hardline.js';
 export { check_hardline } from './shell/hardline.js';
 export { TERMINAL_TIMEOUT_MS, terminal_tool } from './shell/terminal.js';

@@ -108,20 +108,21 @@ describe('gatekeeper git_commit', () => {
     expect(git('status', '--porcelain')).toBe('M package.json');
   });
 
-  it('reports a failing git step (a pre-commit hook) and commits nothing', async () => {
+  it('reports a failing git step (no identity) and commits nothing; runs no hook', async () => {
+    // the repository's hooks never run: git_commit's git runs with core.hooksPath=/dev/null
     await writeFile(
       join(repo, '.git', 'hooks', 'pre-commit'),
       '#!/bin/sh\necho "lint failed"\nexit 1\n',
-      {
-        mode: 0o755,
-      },
+      { mode: 0o755 },
     );
+    git('config', 'user.name', '');
     await writeFile(join(repo, 'feature.txt'), 'x\n');
     const tools = await executor({ test_command: 'true' });
     const result = await tools.execute('git_commit', { message: 'x' });
     expect(result.ok).toBe(false);
-    expect(result.output).toMatch(/^Not committed: `git commit` failed \(exit code 1\)/);
-    expect(result.output).toContain('lint failed');
+    expect(result.output).toMatch(/^Not committed: `git commit` failed \(exit code 128\)/);
+    expect(result.output).toMatch(/empty ident name/);
+    expect(result.output).not.toContain('lint failed');
     expect(git('rev-list', '--count', 'HEAD')).toBe('1');
   });
 

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { describe_gated, sandbox_gate } from '@lich/testkit/gates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
 import { ToolRegistry } from '../src/registry.js';
@@ -95,7 +96,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-describe.skipIf(process.platform !== 'linux')('terminal under bubblewrap', () => {
+describe_gated([sandbox_gate()], 'terminal under bubblewrap', () => {
   it('has bubblewrap working on this machine (CI installs it)', async () => {
     const support = await probe_sandbox();
     expect(support.reason).toMatch(/^bubblewrap|^bwrap/);

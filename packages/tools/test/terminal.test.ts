@@ -126,7 +126,9 @@ describe('terminal', () => {
       { command: 'echo "$FAKE_API_KEY/$FAKE_GITHUB_TOKEN"' },
       { env_passthrough: ['FAKE_API_KEY'] },
     );
-    expect(passed.output).toBe('do-not-leak/\n[exit code 0]');
+    expect(passed.output).toBe(
+      'do-not-leak/\n[exit code 0]\n[sandbox] FAKE_GITHUB_TOKEN is not passed to commands: they get a base set of variables (PATH, HOME, LANG, TERM, toolchain settings…). To pass one, add its name to sandbox.env_passthrough in .lich/config.json.',
+    );
   });
 
   it('refuses the hardline without running anything, and runs the same words quoted', async () => {

@@ -155,8 +155,13 @@ export async function open_chat_session(
       context.io.cwd,
     );
     const { SessionStore, conversation_of } = await import('@lich/session');
-    const { dirname } = await import('node:path');
-    const store = new SessionStore({ session_dir: dirname(summary.path) });
+    const { dirname, resolve } = await import('node:path');
+    const { session_store_of } = await import('@lich/agent');
+    // a session of the config's own folder is held to the work dir as new ones are
+    const store =
+      dirname(summary.path) === resolve(agent.config.session_dir)
+        ? session_store_of(agent.config)
+        : new SessionStore({ session_dir: dirname(summary.path) });
     const session = await reading_session(summary, () => store.open(summary.id));
     const history = conversation_of(session.state).filter((message) => message.role !== 'system');
     context.say(

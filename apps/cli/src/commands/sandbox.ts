@@ -45,9 +45,24 @@ export const command_sandbox: Command = async (context) => {
   }
   const loaded = await load_cli_config(context, 'sandbox', values);
   if (loaded === null) return EXIT.USAGE;
-  const { probe_sandbox } = await import('@lich/tools');
+  const { probe_sandbox, process_limit_kind, unix_socket_filter, deny_read_paths } = await import(
+    '@lich/tools'
+  );
   const support = await probe_sandbox({ env: context.io.env });
   const { sandbox } = loaded.config;
+  const masked = deny_read_paths(sandbox, loaded.config.work_dir).map((entry) => entry.entry);
+  const protections = {
+    unix_sockets:
+      sandbox.allow_unix_sockets.length > 0
+        ? `only ${sandbox.allow_unix_sockets.join(', ')} (every other bound socket masked)`
+        : support.kind === 'bwrap' && unix_socket_filter() === undefined
+          ? `none (every bound socket masked: no seccomp filter for ${process.arch})`
+          : 'none (seccomp filter)',
+    masked,
+    max_processes: sandbox.max_processes,
+    process_limit: sandbox.max_processes === 0 ? 'none' : process_limit_kind(),
+    env_passthrough: sandbox.env_passthrough,
+  };
   const sandboxed = support.kind !== undefined && sandbox.mode !== 'off';
   const commands = verdict(sandbox.mode, support.kind !== undefined, support.kind);
   if (values.json) {
@@ -59,6 +74,7 @@ export const command_sandbox: Command = async (context) => {
       reason: support.reason,
       checks: support.checks,
       config: sandbox,
+      protections,
       sandboxed,
       commands,
     };
@@ -74,6 +90,16 @@ export const command_sandbox: Command = async (context) => {
     `config: mode ${sandbox.mode}, network ${describe_network(sandbox.network)}, writable ${
       sandbox.writable.length === 0 ? '(work dir and temp dir only)' : sandbox.writable.join(', ')
     }`,
+    `unix sockets: ${protections.unix_sockets}`,
+    `masked (credentials): ${masked.length === 0 ? '(none found)' : masked.join(', ')}`,
+    `process limit: ${
+      sandbox.max_processes === 0
+        ? 'none'
+        : `${sandbox.max_processes} (${protections.process_limit === 'cgroup' ? 'pids cgroup' : 'RLIMIT_NPROC'})`
+    }`,
+    `environment: the base set${
+      sandbox.env_passthrough.length === 0 ? '' : ` and ${sandbox.env_passthrough.join(', ')}`
+    } (sandbox.env_passthrough adds names)`,
     `terminal and run_tests commands ${commands}`,
   ];
   context.io.stdout.write(`${lines.join('\n')}\n`);

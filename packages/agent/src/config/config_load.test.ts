@@ -323,6 +323,24 @@ describe('make_config', () => {
     expect(config.max_turns).toBe(3);
     expect(() => make_config({ max_turns: -1 })).toThrow(/make_config: max_turns/);
   });
+
+  it('fills the sandbox keys and joins the older top-level env_passthrough into its own', () => {
+    const config = make_config({
+      work_dir: '/tmp/x',
+      env_passthrough: ['OLD_NAME'],
+      sandbox: { env_passthrough: ['DATABASE_URL'], allow_unix_sockets: ['/run/docker.sock'] },
+    });
+    expect(config.sandbox).toEqual({
+      mode: 'auto',
+      network: false,
+      writable: [],
+      env_passthrough: ['DATABASE_URL', 'OLD_NAME'],
+      allow_unix_sockets: ['/run/docker.sock'],
+      deny_read: [],
+      allow_read: [],
+      max_processes: 1024,
+    });
+  });
 });
 
 describe('set_config_value', () => {

@@ -486,7 +486,11 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
     compression: data.compression,
     env_passthrough: data.env_passthrough,
     permissions: data.permissions,
-    sandbox: data.sandbox,
+    // the top-level list is the older spelling: both reach commands
+    sandbox: {
+      ...data.sandbox,
+      env_passthrough: [...new Set([...data.sandbox.env_passthrough, ...data.env_passthrough])],
+    },
   };
   return deep_freeze(config);
 }

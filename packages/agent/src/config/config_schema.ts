@@ -144,8 +144,49 @@ export const SANDBOX_SCHEMA = z
       .describe(
         'Folders commands may write besides the work dir (~/ and work-dir-relative allowed).',
       ),
+    env_passthrough: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Environment variables passed to commands besides the base set (PATH, HOME, LANG, LC_*, TERM, TMPDIR, CI, toolchain folders); a name ending in * passes every name it starts.',
+      ),
+    allow_unix_sockets: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Unix sockets commands may connect to (docker, a dev database); a folder allows the sockets under it. Empty: none.',
+      ),
+    deny_read: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Paths commands and the file tools may not read, besides the credential stores kept from them by default (~/.ssh, ~/.aws, ~/.netrc…).',
+      ),
+    allow_read: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Paths of the deny lists made readable again (a folder lifts what is under it).'),
+    max_processes: z
+      .int()
+      .min(0)
+      .default(1024)
+      .describe(
+        'Processes and threads one command may have at once (0: no limit); a command that stays at the limit is stopped.',
+      ),
   })
   .describe('The sandbox of terminal and run_tests commands.');
+
+/** The `sandbox` key's default: every field at its default. */
+export const DEFAULT_SANDBOX_SETTINGS = Object.freeze({
+  mode: 'auto' as const,
+  network: false,
+  writable: [],
+  env_passthrough: [],
+  allow_unix_sockets: [],
+  deny_read: [],
+  allow_read: [],
+  max_processes: 1024,
+});
 
 /** The settings every config source may give; absent keys take their default. */
 export const CONFIG_SHAPE = {
@@ -192,9 +233,9 @@ export const CONFIG_SHAPE = {
   env_passthrough: z
     .array(z.string().min(1))
     .default([])
-    .describe('Environment variables passed through to commands the tools run.'),
+    .describe('Deprecated: use sandbox.env_passthrough (the two lists are joined).'),
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
-  sandbox: SANDBOX_SCHEMA.default({ mode: 'auto', network: false, writable: [] }),
+  sandbox: SANDBOX_SCHEMA.default({ ...DEFAULT_SANDBOX_SETTINGS }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -242,6 +283,7 @@ export interface AgentConfig {
   readonly session_dir: string;
   readonly context_window: number;
   readonly compression: Readonly<CompressionConfig>;
+  /** Deprecated spelling of `sandbox.env_passthrough`, joined into it. */
   readonly env_passthrough: readonly string[];
   /** Which tool calls run, ask or never run (`PermissionPolicy`). */
   readonly permissions: Readonly<PermissionsSettings>;

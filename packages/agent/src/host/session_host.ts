@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { empty_usage, type Message } from '@lich/core';
-import { new_session_id, one_line, SessionStore, TITLE_LIMIT } from '@lich/session';
+import { new_session_id, one_line, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from '../agent.js';
 import { PermissionRequests } from '../permissions/permission_requests.js';
+import { session_store_of } from '../session_store_of.js';
 import type { CommandRegistry } from './command_registry.js';
 import { approval_mode_argument, text_argument } from './host_arguments.js';
 import { host_models, host_tools } from './host_catalog.js';
@@ -56,7 +57,7 @@ class Host implements SessionHost {
     this.#storage = new HostStorage(
       options.storage === false
         ? null
-        : (options.storage ?? new SessionStore({ session_dir: options.agent.config.session_dir })),
+        : (options.storage ?? session_store_of(options.agent.config)),
       options.scope === 'all' ? null : (options.scope?.work_dir ?? options.agent.config.work_dir),
     );
     this.#warn =

@@ -1,5 +1,6 @@
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { denied_in_work_dir, refuse_denied } from './denied.js';
 import { apply_exact_edit, unified_diff } from './exact_edit.js';
 import { preview_file_change } from './file_preview.js';
 import { require_in_work_dir } from './guard.js';
@@ -43,6 +44,10 @@ export const edit_file_tool: Tool<EditFileArgs> = {
     'occur exactly once, unless replace_all is true. Returns a unified diff of the change.',
   parameters,
   async execute(args, context): Promise<ToolOutput> {
+    if (denied_in_work_dir(context).length > 0) {
+      const target = await require_in_work_dir(context.work_dir, args.path, { for_write: true });
+      refuse_denied(context, target.path, args.path);
+    }
     const planned = await plan_edit(args, context.work_dir);
     if (!planned.ok) return { ok: false, output: planned.message };
     const { before, after, count, relative } = planned;
@@ -53,6 +58,10 @@ export const edit_file_tool: Tool<EditFileArgs> = {
     return `Edited ${relative}: ${count} replacement${count === 1 ? '' : 's'}.\n${body}`;
   },
   async preview(args, context) {
+    if (denied_in_work_dir(context).length > 0) {
+      const target = await require_in_work_dir(context.work_dir, args.path, { for_write: true });
+      refuse_denied(context, target.path, args.path);
+    }
     const planned = await plan_edit(args, context.work_dir);
     if (!planned.ok) return undefined;
     return preview_file_change(planned.relative, planned.before, planned.after);

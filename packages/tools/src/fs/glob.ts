@@ -1,6 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { not_denied, refuse_denied } from './denied.js';
 import { GitIgnoreFilter } from './gitignore.js';
 import { GlobFileSystem, NOT_UTF8_MARK } from './glob_fs.js';
 import { PathGuardError } from './guard.js';
@@ -50,6 +51,8 @@ export const glob_tool: Tool<GlobArgs> = {
     if (!stats.isDirectory()) {
       throw new PathGuardError(`'${shown}' is a file, not a folder; glob searches folders`);
     }
+    refuse_denied(context, base.path, shown);
+    const visible = not_denied(context);
     // loaded on first use: tinyglobby brings fdir and picomatch, which most runs never need
     const { glob: tiny_glob } = await import('tinyglobby');
     const file_system = new GlobFileSystem(new GitIgnoreFilter());
@@ -65,7 +68,8 @@ export const glob_tool: Tool<GlobArgs> = {
     context.signal.throwIfAborted();
     const relative = found
       .map((path) => (base.relative === '' ? path : `${base.relative}/${path}`))
-      .filter((path) => !path.startsWith('../') && !path.split('/').includes('.git'));
+      .filter((path) => !path.startsWith('../') && !path.split('/').includes('.git'))
+      .filter((path) => visible(join(base.work_dir, path)));
     relative.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (relative.length === 0) return `No files match ${pattern} in ${shown}.`;
     const kept = relative

@@ -2,6 +2,7 @@ import { closeSync, readSync } from 'node:fs';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { output_budget } from '../output_budget.js';
+import { refuse_denied } from './denied.js';
 import { open_descriptor_in_work_dir } from './safe_fs.js';
 import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
 
@@ -64,8 +65,9 @@ export const read_file_tool: Tool<ReadFileArgs> = {
     const budget = output_budget(context);
     // Synchronous reads: each chunk is bounded, and a read through the thread pool costs more
     // than the read itself for the files a model asks for.
-    const { fd, size } = open_descriptor_in_work_dir(context.work_dir, args.path);
+    const { fd, size, guarded } = open_descriptor_in_work_dir(context.work_dir, args.path);
     try {
+      refuse_denied(context, guarded.path, args.path);
       // No bigger than the file (plus room to see that it grew): a megabyte of external memory
       // per call of a small file makes V8 run full collections turn after turn. A small file is
       // read into one buffer all calls share: nothing below awaits, so no two calls hold it.

@@ -1,5 +1,6 @@
 import type { Tool, ToolOutput, ToolPreview } from '@lich/core';
 import { z } from 'zod';
+import { denied_in_work_dir, refuse_denied } from './denied.js';
 import { preview_file_change } from './file_preview.js';
 import { require_in_work_dir } from './guard.js';
 import { open_in_work_dir, write_file_atomic } from './safe_fs.js';
@@ -42,6 +43,10 @@ export const write_file_tool: Tool<WriteFileArgs> = {
     'To change part of a file, prefer edit_file.',
   parameters,
   async execute(args, context): Promise<ToolOutput> {
+    if (denied_in_work_dir(context).length > 0) {
+      const target = await require_in_work_dir(context.work_dir, args.path, { for_write: true });
+      refuse_denied(context, target.path, args.path);
+    }
     const result = await write_file_atomic(context.work_dir, args.path, args.content, {
       signal: context.signal,
     });
@@ -51,6 +56,7 @@ export const write_file_tool: Tool<WriteFileArgs> = {
   },
   async preview(args, context) {
     const guarded = await require_in_work_dir(context.work_dir, args.path, { for_write: true });
+    refuse_denied(context, guarded.path, args.path);
     if (!guarded.exists) return preview_file_change(guarded.relative, null, args.content);
     const { handle, size } = await open_in_work_dir(context.work_dir, args.path);
     let before: string;

@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Tool, ToolOutput } from '@lich/core';
 import { z } from 'zod';
+import { denied_in_work_dir, not_denied } from '../fs/denied.js';
 import { error_text, resolve_in_work_dir } from '../fs/guard.js';
 import { output_budget } from '../output_budget.js';
 import { grep_js } from './grep_js.js';
@@ -32,6 +33,8 @@ export interface GrepOptions {
   signal?: AbortSignal;
   max_matches?: number;
   max_chars?: number;
+  /** False for a real path whose lines may not be shown (a masked credential store). */
+  visible?: (path: string) => boolean;
 }
 
 /** What a search found. `output` is the same text whichever engine ran. */
@@ -53,7 +56,10 @@ export interface GrepResult {
  * without ripgrep installed give `ok: false` and a message. Files are taken in path order; hidden
  * files, `.gitignore`d paths, symbolic links and binary files are skipped (a glob that matches a
  * file overrides the first two, as `rg -g` does). At most `max_matches` matching lines
- * (`GREP_MAX_MATCHES`) and `max_chars` characters, the stop noted. Honours `signal`.
+ * (`GREP_MAX_MATCHES`) and `max_chars` characters, the stop noted. Honours `signal`. A folder
+ * swapped for a link while the search runs leads nowhere outside: the JS engine opens each file
+ * so that the file opened must be the one at its path, and ripgrep's lines are kept only when
+ * the file at their path, opened that way, holds them (`LineVerifier`).
  */
 export async function grep_search(options: GrepOptions): Promise<GrepResult> {
   const signal = options.signal ?? new AbortController().signal;
@@ -78,6 +84,11 @@ export async function grep_search(options: GrepOptions): Promise<GrepResult> {
   const guarded = await resolve_in_work_dir(options.work_dir, options.path ?? '');
   if (!guarded.ok) return fail(guarded.error);
   if (!guarded.exists) return fail(`'${shown}' does not exist.`);
+  if (options.visible !== undefined && !options.visible(guarded.path)) {
+    return fail(
+      `'${shown}' is masked from tools and commands (credentials); see sandbox.allow_read.`,
+    );
+  }
   let is_file: boolean;
   try {
     const stats = await stat(guarded.path);
@@ -111,6 +122,7 @@ export async function grep_search(options: GrepOptions): Promise<GrepResult> {
     context,
     collector,
     signal,
+    ...(options.visible === undefined ? {} : { visible: options.visible }),
   };
   const run =
     rg_path === undefined ? await grep_js(search) : await grep_rg(rg_path, search, glob_list);
@@ -186,6 +198,7 @@ export const grep_tool: Tool<GrepArgs> = {
       context: args.context,
       signal: context.signal,
       max_chars: output_budget(context),
+      ...(denied_in_work_dir(context).length === 0 ? {} : { visible: not_denied(context) }),
     });
     return { ok: result.ok, output: result.output };
   },

@@ -5,7 +5,16 @@
  * first; files holding a NUL byte skipped as binary) and prints through the same collector, so
  * both engines give the same output.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+} from 'node:fs';
 import { GitIgnoreFilter } from '../fs/gitignore.js';
 import type { GrepCollector } from './grep_output.js';
 import type { OverrideGlobs } from './override_glob.js';
@@ -28,6 +37,39 @@ export interface GrepSearch {
   context: number;
   collector: GrepCollector;
   signal: AbortSignal;
+  /** False for a real path whose lines may not be shown (a masked credential store). */
+  visible?: (path: string) => boolean;
+}
+
+/** How a file is opened for searching: never through a final link, never blocking on a FIFO. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Opens `fs_path` (a real path the walk reached) and checks, through Linux's `/proc/self/fd`,
+ * that the file opened is the one at that very path: a folder on the way swapped for a link since
+ * the walk listed it would have led the open elsewhere, out of the work dir. Undefined then (and
+ * for a file that is gone, or not a regular file).
+ */
+export function open_checked(fs_path: string | Buffer): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(fs_path, OPEN_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    if (process.platform === 'linux') {
+      const opened = readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+      if (!opened.equals(typeof fs_path === 'string' ? Buffer.from(fs_path) : fs_path)) {
+        throw new Error('moved');
+      }
+    }
+    return fd;
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
 }
 
 /** How an engine's search ended: normally, or with an error message for the model. */
@@ -106,31 +148,25 @@ export async function grep_js(search: GrepSearch): Promise<GrepRun> {
   const search_file = (fs_path: string | Buffer, shown: string): void => {
     let data: Buffer;
     let length: number;
-    let fd: number;
-    try {
-      fd = openSync(fs_path, 'r');
-    } catch {
-      return;
-    }
+    if (search.visible !== undefined && !search.visible(String(fs_path))) return;
+    const fd = open_checked(fs_path);
+    if (fd === undefined) return;
     try {
       length = readSync(fd, shared, 0, READ_BUFFER_BYTES, 0);
       data = shared;
+      if (length === READ_BUFFER_BYTES) {
+        // the rest through the same descriptor: the path may point elsewhere by now
+        if (fstatSync(fd).size > GREP_JS_MAX_FILE_BYTES) {
+          skipped_large += 1;
+          return;
+        }
+        data = readFileSync(fd);
+        length = data.length;
+      }
     } catch {
-      closeSync(fd);
       return;
-    }
-    closeSync(fd);
-    if (length === READ_BUFFER_BYTES) {
-      try {
-        data = readFileSync(fs_path);
-      } catch {
-        return;
-      }
-      if (data.length > GREP_JS_MAX_FILE_BYTES) {
-        skipped_large += 1;
-        return;
-      }
-      length = data.length;
+    } finally {
+      closeSync(fd);
     }
     const view = data.subarray(0, length);
     if (view.indexOf(0) !== -1) return;

@@ -7,6 +7,7 @@ import { access } from 'node:fs/promises';
 import { child_process_module } from '../shell/child_process_module.js';
 import type { GrepRun, GrepSearch } from './grep_js.js';
 import type { GrepCollector } from './grep_output.js';
+import { LineVerifier } from './grep_verify.js';
 
 let located: Promise<string | undefined> | undefined;
 
@@ -103,6 +104,7 @@ export async function grep_rg(
 ): Promise<GrepRun> {
   const { collector } = search;
   const strip = search.target_relative === '' ? 2 : 0;
+  const verifier = new LineVerifier(search.root, search.visible);
   const blocks: FileBlock[] = [];
   let buffered_chars = 0;
   let buffered_lines = 0;
@@ -135,23 +137,35 @@ export async function grep_rg(
     for (const block of blocks) {
       if (!first && search.context > 0 && !collector.add_separator()) break;
       first = false;
-      if (!block.lines.every((line) => take_line(line, strip, collector))) break;
+      if (!block.lines.every((line) => take_line(line, strip, collector, verifier))) break;
     }
-    return unsorted.run;
+    return with_dropped(unsorted.run, verifier);
   }
   if (search.signal.aborted) return { error: 'aborted' };
   const sorted = await run_ripgrep(rg_path, search, globs, true, (line) =>
-    take_line(line, strip, collector),
+    take_line(line, strip, collector, verifier),
   );
-  return sorted.run;
+  return with_dropped(sorted.run, verifier);
+}
+
+/** The run, noting lines left out because their file changed while ripgrep read it. */
+function with_dropped(run: GrepRun, verifier: LineVerifier): GrepRun {
+  if (verifier.dropped === 0 || run.error !== undefined) return run;
+  const note = `${verifier.dropped} line(s) left out: their file changed while it was searched, or is not shown to tools`;
+  return { ...run, skipped: run.skipped === undefined ? note : `${run.skipped}\n${note}` };
 }
 
 function is_separator(line: Buffer | undefined): boolean {
   return line !== undefined && line.length === 2 && line[0] === 0x2d && line[1] === 0x2d;
 }
 
-/** Feeds one line of ripgrep output to the collector; false once it is full. */
-function take_line(line: Buffer, strip: number, collector: GrepCollector): boolean {
+/** Feeds one line of ripgrep output to the collector, once verified; false once it is full. */
+function take_line(
+  line: Buffer,
+  strip: number,
+  collector: GrepCollector,
+  verifier: LineVerifier,
+): boolean {
   if (is_separator(line)) return collector.add_separator();
   const nul = line.indexOf(0);
   if (nul === -1) return true;
@@ -165,6 +179,7 @@ function take_line(line: Buffer, strip: number, collector: GrepCollector): boole
     index += 1;
   }
   const text = line.toString('utf8', index + 1);
+  if (!verifier.check(line.subarray(strip, nul), number, text)) return true;
   return line[index] === 0x3a
     ? collector.add_match(path, number, text)
     : collector.add_context(path, number, text);

@@ -1,15 +1,11 @@
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { type SandboxedCommand, sandboxed_command } from './sandbox_command.js';
 import {
   DEFAULT_SANDBOX_CONFIG,
   read_sandbox_config,
   type SandboxConfig,
 } from './sandbox_config.js';
-import { FORWARDER_SOURCE, SANDBOX_PROXY_PORT } from './sandbox_forwarder.js';
-import { bwrap_arguments, type SandboxPlan, seatbelt_profile } from './sandbox_plan.js';
-import { type AllowListProxy, start_allow_list_proxy } from './sandbox_proxy.js';
+import { sandbox_notes } from './sandbox_notes.js';
+import type { AllowListProxy } from './sandbox_proxy.js';
 import { probe_sandbox, type SandboxKind, type SandboxSupport } from './sandbox_support.js';
 
 /** How a command ran: under which sandbox, or `none`. */
@@ -26,6 +22,17 @@ export interface PreparedCommand {
   warning?: string;
   /** The allow-list proxy of this command, when `sandbox.network` lists hosts. */
   proxy?: AllowListProxy;
+  /** The command line as given (for the `[sandbox]` lines). */
+  script: string;
+  /** What the sandbox set up, when it ran sandboxed: masks, the filter, the process limit. */
+  sandboxed?: SandboxedCommand;
+  /** Bytes for file descriptors 3, 4, … (see `RunProcessOptions.inputs`). */
+  inputs?: Buffer[];
+  on_message?: (message: unknown, handle: unknown) => void;
+  gate?: { on_info(info: unknown): void };
+  watch?: { interval_ms: number; check(pid: number): string | undefined };
+  /** After the command ended: what it planted that was undone, as `[sandbox]` lines. Never throws. */
+  after(): string[];
   /** Removes the private temp dir. Never rejects. */
   cleanup(): Promise<void>;
 }
@@ -44,63 +51,8 @@ export interface SandboxOptions {
   probe?: (env: NodeJS.ProcessEnv) => Promise<SandboxSupport>;
 }
 
-const READ_ONLY_NOTE = /Read-only file system|EROFS/;
-const NETWORK_NOTE =
-  /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|ENETUNREACH|EAI_AGAIN|ENOTFOUND|getaddrinfo|Connection refused|ECONNREFUSED|Couldn't connect to server|Failed to connect/;
-
 const noop = async () => undefined;
 const SANDBOX_BRAND: unique symbol = Symbol.for('lich.sandbox');
-
-/** A path from `sandbox.writable`: `~/…` from the home directory, relative ones from the work dir. */
-function writable_path(path: string, work_dir: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return resolve(work_dir, path);
-}
-
-// The few metadata calls below run synchronously: each takes microseconds, and on a loaded
-// machine a trip through the thread pool per call costs milliseconds on every command.
-
-function kind_of(path: string): 'dir' | 'file' | undefined {
-  try {
-    return lstatSync(path).isDirectory() ? 'dir' : 'file';
-  } catch {
-    return undefined;
-  }
-}
-
-function make_dir(path: string): void {
-  try {
-    mkdirSync(path, { recursive: true });
-  } catch {
-    // a file in the way, or no right to: then it is not protected as a folder, see below
-  }
-}
-
-/** What inside the work dir a command may not change, and what it may not rename away. */
-function protected_paths(work_dir: string): { pinned: string[]; read_only: string[] } {
-  const pinned: string[] = [];
-  const read_only: string[] = [];
-  const lich = join(work_dir, '.lich');
-  // the folder must exist to be mounted read-only; Lich keeps its sessions there anyway
-  make_dir(lich);
-  if (kind_of(lich) === 'dir') read_only.push(lich);
-  const git = join(work_dir, '.git');
-  const git_kind = kind_of(git);
-  if (git_kind === 'dir') {
-    pinned.push(git);
-    const hooks = join(git, 'hooks');
-    make_dir(hooks);
-    if (kind_of(hooks) === 'dir') read_only.push(hooks);
-    // core.hooksPath, core.fsmonitor and aliases in .git/config run commands as hooks do
-    if (kind_of(join(git, 'config')) === 'file') read_only.push(join(git, 'config'));
-  } else if (git_kind === 'file') {
-    read_only.push(git); // a worktree's or submodule's pointer to its git dir
-  }
-  return { pinned, read_only };
-}
-
-let temp_root: string | undefined;
 
 /**
  * The sandbox of one session: it decides, from its config alone, how each `terminal` and
@@ -110,13 +62,18 @@ let temp_root: string | undefined;
  * Contract:
  * - `prepare` never rejects. `off`: plain `bash -c`. Otherwise the machine's sandbox (probed once
  *   per process, see `probe_sandbox`): bubblewrap or `sandbox-exec` with the work dir, a private
- *   temp dir (`TMPDIR`, removed by `cleanup`) and `writable` read-write, `.git/hooks`,
- *   `.git/config` and `.lich/` read-only, `.git` not renamable, the network as configured. With
- *   no sandbox here: `required` refuses (`ok: false`, nothing runs), `auto` runs the command
- *   plainly and the first such command of this `Sandbox` carries the warning (also passed to
- *   `on_warning`).
- * - `notes` gives the lines a result adds: that warning, and when a sandboxed command's output
- *   shows a refused write or a failed connection, one line saying how to allow it.
+ *   temp dir (`TMPDIR`, removed by `cleanup`) and `writable` read-write; `.lich/` and what git
+ *   would run or read as config (hooks folders, `core.hooksPath`, configs, of nested repositories
+ *   too: `git_protection`) read-only, `.git` not renamable; credential stores masked
+ *   (`deny_read_paths`); no unix socket but those `allow_unix_sockets` names (a seccomp filter
+ *   under bubblewrap); at most `max_processes` processes (`make_process_limit`); the network as
+ *   configured. With no sandbox here: `required` refuses (`ok: false`, nothing runs), `auto` runs
+ *   the command plainly and the first such command of this `Sandbox` carries the warning (also
+ *   passed to `on_warning`).
+ * - `after` (once the command ended) removes git config files the command planted and says so;
+ *   `notes` gives the lines a result adds: that warning, and when a sandboxed command ran into
+ *   the sandbox (a refused write, a failed connection, a masked path, a blocked socket), one line
+ *   saying how to allow it.
  */
 export class Sandbox {
   /** Marks instances, so `is_instance` holds across duplicated copies of this package. */
@@ -147,18 +104,25 @@ export class Sandbox {
     return this.#options.probe ? this.#options.probe(env) : probe_sandbox({ env });
   }
 
-  /** Prepares `bash -c script` in `work_dir` with `env`. See the class contract. */
+  /**
+   * Prepares `bash -c script` (or `argv`, when given) in `work_dir` with `env`. See the class
+   * contract.
+   */
   async prepare(request: {
     script: string;
     work_dir: string;
     env: NodeJS.ProcessEnv;
+    argv?: readonly string[];
   }): Promise<PreparedCommand | RefusedCommand> {
+    const command = request.argv === undefined ? ['bash', '-c', request.script] : [...request.argv];
     const plain: PreparedCommand = {
       ok: true,
-      file: 'bash',
-      args: ['-c', request.script],
+      file: command[0]!,
+      args: command.slice(1),
       env: request.env,
       sandbox: 'none',
+      script: request.script,
+      after: () => [],
       cleanup: noop,
     };
     if (this.config.mode === 'off') return plain;
@@ -185,7 +149,37 @@ export class Sandbox {
       return plain;
     }
     try {
-      return await this.#sandboxed(request, support);
+      const made = await sandboxed_command({
+        command,
+        work_dir: request.work_dir,
+        env: request.env,
+        config: this.config,
+        support,
+      });
+      const prepared: PreparedCommand = {
+        ok: true,
+        file: made.file,
+        args: made.args,
+        env: made.env,
+        sandbox: made.sandbox,
+        script: request.script,
+        sandboxed: made,
+        inputs: made.inputs,
+        after: () => {
+          const removed = made.audit();
+          return removed.length === 0
+            ? []
+            : [
+                `[sandbox] Removed ${removed.join(', ')}, which the command made: git would read it as its config (a way to run code outside the sandbox). Commands may not change git's config.`,
+              ];
+        },
+        cleanup: made.cleanup,
+      };
+      if (made.on_message !== undefined) prepared.on_message = made.on_message;
+      if (made.gate !== undefined) prepared.gate = made.gate;
+      if (made.watch !== undefined) prepared.watch = made.watch;
+      if (made.proxy !== undefined) prepared.proxy = made.proxy;
+      return prepared;
     } catch (error) {
       // the plan could not be made (no temp dir): never fall back silently to no sandbox
       return {
@@ -195,128 +189,9 @@ export class Sandbox {
     }
   }
 
-  /** The lines a command's result adds after its output. */
+  /** The lines a command's result adds after its output. See `sandbox_notes`. */
   notes(prepared: PreparedCommand, output: string): string[] {
-    const lines: string[] = [];
-    if (prepared.warning !== undefined) lines.push(prepared.warning);
-    if (prepared.sandbox === 'none') return lines;
-    if (
-      READ_ONLY_NOTE.test(output) ||
-      (prepared.sandbox === 'sandbox-exec' && /Operation not permitted/.test(output))
-    ) {
-      lines.push(
-        '[sandbox] The sandbox refused a write outside the work dir (or to .git/hooks, .git/config, .lich/). ' +
-          'To allow a folder, add it to sandbox.writable in .lich/config.json.',
-      );
-    }
-    const hosts = Array.isArray(this.config.network) ? this.config.network : undefined;
-    const refused = prepared.proxy === undefined ? [] : [...prepared.proxy.refused];
-    if (refused.length > 0) {
-      lines.push(
-        `[sandbox] The sandbox proxy refused ${refused.join(', ')}: not in sandbox.network (${hosts?.join(', ')}). To allow a host, add it to sandbox.network in .lich/config.json.`,
-      );
-    } else if (this.config.network !== true && NETWORK_NOTE.test(output)) {
-      lines.push(
-        hosts !== undefined
-          ? `[sandbox] Commands reach only ${hosts.join(', ')}, through the proxy in HTTPS_PROXY and HTTP_PROXY; other connections fail. To allow more, add hosts to sandbox.network in .lich/config.json.`
-          : '[sandbox] The network is off for commands. To allow it, set sandbox.network to true, or to a list of hosts, in .lich/config.json.',
-      );
-    }
-    return lines;
-  }
-
-  async #sandboxed(
-    request: { script: string; work_dir: string; env: NodeJS.ProcessEnv },
-    support: SandboxSupport,
-  ): Promise<PreparedCommand> {
-    const work_dir = realpathSync(request.work_dir);
-    temp_root ??= realpathSync(tmpdir());
-    const temp_dir = mkdtempSync(join(temp_root, 'lich-sandbox-'));
-    let proxy: AllowListProxy | undefined;
-    const cleanup = async () => {
-      await proxy?.close();
-      try {
-        rmdirSync(temp_dir); // the common case, an empty dir: one system call
-      } catch {
-        await rm(temp_dir, { recursive: true, force: true }).catch(() => undefined);
-      }
-    };
-    try {
-      const writable: string[] = [];
-      for (const path of this.config.writable) {
-        try {
-          writable.push(realpathSync(writable_path(path, work_dir)));
-        } catch {
-          // a folder that does not exist is not bound
-        }
-      }
-      const { pinned, read_only } = protected_paths(work_dir);
-      if (Array.isArray(this.config.network)) {
-        const listen =
-          support.kind === 'bwrap'
-            ? { socket: join(temp_dir, 'proxy.sock') }
-            : { port: 0 as const };
-        proxy = await start_allow_list_proxy(listen, this.config.network);
-      }
-      const plan: SandboxPlan = {
-        work_dir,
-        temp_dir,
-        writable,
-        pinned,
-        read_only,
-        network: proxy?.address ?? this.config.network === true,
-      };
-      const env: NodeJS.ProcessEnv = {
-        ...request.env,
-        TMPDIR: temp_dir,
-        TMP: temp_dir,
-        TEMP: temp_dir,
-      };
-      // caches under a read-only home would fail every build; keep them in the temp dir
-      if (!writable.some((path) => join(homedir(), '.cache').startsWith(path))) {
-        env.XDG_CACHE_HOME = join(temp_dir, 'cache');
-      }
-      const command = ['bash', '-c', request.script];
-      if (proxy !== undefined) {
-        const port = 'port' in proxy.address ? proxy.address.port : SANDBOX_PROXY_PORT;
-        const url = `http://127.0.0.1:${port}`;
-        for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
-          env[name] = url;
-          env[name.toLowerCase()] = url;
-        }
-        // the sandbox's own loopback (a server a test starts) is reached directly
-        env.NO_PROXY = 'localhost,127.0.0.1,::1';
-        env.no_proxy = env.NO_PROXY;
-        // inside bubblewrap's network namespace a forwarder carries that port to the socket
-        if ('socket' in proxy.address) {
-          command.unshift(
-            process.execPath,
-            '-e',
-            FORWARDER_SOURCE,
-            proxy.address.socket,
-            String(SANDBOX_PROXY_PORT),
-          );
-        }
-      }
-      const program = support.program!;
-      const args =
-        support.kind === 'bwrap'
-          ? [...bwrap_arguments(plan, support.bwrap!), ...command]
-          : ['-p', seatbelt_profile(plan), ...command];
-      const prepared: PreparedCommand = {
-        ok: true,
-        file: program,
-        args,
-        env,
-        sandbox: support.kind!,
-        cleanup,
-      };
-      if (proxy !== undefined) prepared.proxy = proxy;
-      return prepared;
-    } catch (error) {
-      await cleanup();
-      throw error;
-    }
+    return sandbox_notes(this.config, prepared, output);
   }
 }
 

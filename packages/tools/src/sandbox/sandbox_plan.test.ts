@@ -41,6 +41,31 @@ describe('bwrap_arguments', () => {
     // capabilities are dropped either way: a root bwrap would otherwise keep them all
     expect(args.join(' ')).toContain('--cap-drop ALL');
   });
+
+  it('masks credential stores and sockets after the binds, then loads the seccomp filter', () => {
+    const args = bwrap_arguments(
+      {
+        ...plan,
+        masks: [
+          { path: '/home/ada/.ssh', kind: 'dir' },
+          { path: '/home/ada/.netrc', kind: 'file' },
+        ],
+        socket_masks: ['/run/postgresql/.s.PGSQL.5432'],
+        seccomp_fd: 3,
+        gate: { info_fd: 4, block_fd: 5 },
+      },
+      { user_namespace: true, disable_userns: true },
+    ).join(' ');
+    expect(args).toContain(
+      [
+        '--ro-bind /w/proj/.git/config /w/proj/.git/config',
+        '--tmpfs /home/ada/.ssh --remount-ro /home/ada/.ssh',
+        '--ro-bind /dev/null /home/ada/.netrc',
+        '--ro-bind /dev/null /run/postgresql/.s.PGSQL.5432',
+        '--seccomp 3 --info-fd 4 --block-fd 5',
+      ].join(' '),
+    );
+  });
 });
 
 describe('seatbelt_profile', () => {
@@ -72,8 +97,10 @@ describe('seatbelt_profile', () => {
     );
   });
 
-  it("allows all network for true, only the proxy's loopback port for a host list", () => {
-    expect(seatbelt_profile({ ...plan, network: true })).toMatch(/\n\(allow network\*\)\n$/);
+  it("allows IP network for true, only the proxy's loopback port for a host list", () => {
+    expect(seatbelt_profile({ ...plan, network: true })).toMatch(
+      /\n\(allow network\* \(remote ip\)\)\n\(allow network\* \(local ip\)\)\n$/,
+    );
     expect(seatbelt_profile({ ...plan, network: { port: 50123 } })).toMatch(
       /\n\(allow network-outbound \(remote ip "localhost:50123"\)\)\n$/,
     );
@@ -81,6 +108,23 @@ describe('seatbelt_profile', () => {
       /\n\(allow network-outbound \(remote unix-socket \(path-literal "\/tmp\/l\/proxy\.sock"\)\)\)\n$/,
     );
     expect(seatbelt_profile(plan)).not.toMatch(/network/);
+  });
+
+  it('denies reading masked paths and allows only the listed unix sockets', () => {
+    const profile = seatbelt_profile({
+      ...plan,
+      masks: [
+        { path: '/home/ada/.ssh', kind: 'dir' },
+        { path: '/home/ada/.netrc', kind: 'file' },
+      ],
+      unix_sockets: ['/var/run/docker.sock'],
+    });
+    expect(profile).toContain(
+      '(allow file-read*)\n(deny file-read* (subpath "/home/ada/.ssh"))\n(deny file-read* (literal "/home/ada/.netrc"))\n',
+    );
+    expect(profile).toMatch(
+      /\n\(allow network-outbound \(remote unix-socket \(subpath "\/var\/run\/docker\.sock"\)\)\)\n$/,
+    );
   });
 
   it('quotes paths holding quotes and backslashes', () => {

@@ -8,8 +8,13 @@ import { connect, type Socket } from 'node:net';
 
 /** What `start_allow_list_proxy` started: where it listens, and `close` to stop it. */
 export interface AllowListProxy {
-  /** Where it listens: a unix socket path, or a loopback TCP port. */
-  address: { socket: string } | { port: number };
+  /**
+   * Where it listens: a unix socket path, a loopback TCP port, or nowhere (`handoff`: connections
+   * are handed to `accept`).
+   */
+  address: { socket: string } | { port: number } | { handoff: true };
+  /** Serves a connection accepted elsewhere (the sandbox's forwarder hands them over). */
+  accept(socket: Socket): void;
   /** Hosts refused so far (for the result's `[sandbox]` line). */
   refused: ReadonlySet<string>;
   /** Stops listening and cuts every open connection. Never rejects. */
@@ -60,6 +65,9 @@ function refuse(socket: Socket, host: string): void {
   );
 }
 
+/** Connections one proxy serves at once (a command flooding it is refused the rest). */
+const MAX_HANDED_CONNECTIONS = 256;
+
 /** Headers a proxy must not pass on. */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -79,13 +87,14 @@ const HOP_BY_HOP = new Set([
  * `403` with a line saying why. It listens on the unix socket `listen.socket` (bound into a
  * bubblewrap sandbox, whose network namespace cannot reach the host's loopback) or on a loopback
  * TCP port (`listen.port: 0` picks one; for `sandbox-exec`, where the profile lets commands reach
- * only that port).
+ * only that port), or nowhere (`handoff`): the connections a sandbox's forwarder accepted inside
+ * its network namespace are handed to `accept` (see `sandbox_forwarder.ts`).
  *
  * Contract: rejects only when it cannot listen; the host side resolves names, so a command needs
  * no DNS; connections to a listed host that fail give `502`.
  */
 export function start_allow_list_proxy(
-  listen: { socket: string } | { port: 0 },
+  listen: { socket: string } | { port: 0 } | { handoff: true },
   allowed: readonly string[],
 ): Promise<AllowListProxy> {
   const sockets = new Set<Socket>();
@@ -153,6 +162,23 @@ export function start_allow_list_proxy(
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
+  const accept = (socket: Socket) => {
+    if (sockets.size >= MAX_HANDED_CONNECTIONS) {
+      socket.destroy();
+      return;
+    }
+    server.emit('connection', socket);
+    socket.resume();
+  };
+  const close = () =>
+    new Promise<void>((done) => {
+      for (const socket of sockets) socket.destroy();
+      if (!server.listening) return done();
+      server.close(() => done());
+    });
+  if ('handoff' in listen) {
+    return Promise.resolve({ address: { handoff: true }, refused, accept, close });
+  }
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     const on_listening = () => {
@@ -162,15 +188,7 @@ export function start_allow_list_proxy(
         'socket' in listen
           ? { socket: listen.socket }
           : { port: typeof where === 'object' && where !== null ? where.port : 0 };
-      resolve({
-        address,
-        refused,
-        close: () =>
-          new Promise<void>((done) => {
-            for (const socket of sockets) socket.destroy();
-            server.close(() => done());
-          }),
-      });
+      resolve({ address, refused, accept, close });
     };
     if ('socket' in listen) server.listen(listen.socket, on_listening);
     else server.listen(0, '127.0.0.1', on_listening);

@@ -108,6 +108,25 @@ describe('check_hardline refuses', () => {
     'find / -exec rm -rf {} +',
     'find ~ -maxdepth 0 -execdir rm -r {} ;',
     'find / -delete',
+    // X8: the spellings bash runs that the check missed
+    "$'\\x72\\x6d' -rf /",
+    "$'\\162\\155' -rf ~",
+    'rm -rf {/,}',
+    'rm -rf /{,}',
+    'rm -rf {/tmp/x,/}',
+    '/bin/{rm,true} -rf /',
+    "bash <<< 'rm -rf /'",
+    "sh -s <<< 'rm -rf /'",
+    "echo 'rm -rf /' | sh",
+    "printf 'rm -rf /\\n' | bash",
+    "echo -e 'rm -rf /' | bash -o pipefail",
+    "cat <<'EOF' | sh\nrm -rf /\nEOF",
+    'bash <<EOF\nrm -rf ~\nEOF',
+    'IFS=,; c=rm,-rf,/; $c',
+    'c="rm -rf /"; $c',
+    'set -- /; rm -rf "$@"',
+    'f() { rm -rf "$1"; }; f /',
+    'function wipe { rm -rf "$@"; }; wipe ~',
   ])('rm: %s', (command) => {
     expect(rule_of(command)).toBe('rm_root');
   });
@@ -248,6 +267,16 @@ describe('check_hardline lets through', () => {
     'cd $dir && rm -rf *',
     'cd build && rm -rf *',
     'x=/ rm -rf $x',
+    // quoted, or nothing bash would run
+    'echo {a,b}',
+    "git log --format='%h {x,y}'",
+    'rm -rf "{/,}"',
+    'rm -f {a,b}.txt',
+    'c=\'rm -rf /\'; "$c"',
+    "echo 'rm -rf /' | cat",
+    "bash script.sh <<< 'rm -rf /'",
+    'IFS=, ; c=a,b; echo $c',
+    'retry() { "$@" || retry "$@"; }; retry make',
   ])('%s', (command) => {
     expect(check_hardline(command, { home: HOME })).toBeUndefined();
   });

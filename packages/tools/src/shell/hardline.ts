@@ -16,6 +16,8 @@ import {
   find_runs,
   resolve_from,
   type ShellState,
+  set_positional,
+  stdin_scripts,
   xargs_runs,
 } from './shell_expand.js';
 import { HOME_MARK, parse_shell, type ShellToken, UNKNOWN_MARK } from './shell_words.js';
@@ -285,6 +287,38 @@ function find_fork_bomb(tokens: readonly ShellToken[]): string | undefined {
   return undefined;
 }
 
+/** The functions a line defines (`f() { …; }`, `function f { …; }`), with their bodies' tokens. */
+function find_functions(tokens: readonly ShellToken[]): Map<string, ShellToken[]> {
+  const found = new Map<string, ShellToken[]>();
+  for (let i = 0; i < tokens.length; i++) {
+    const at = (offset: number) => tokens[i + offset];
+    let name: string | undefined;
+    let open = -1;
+    if (tokens[i]!.kind === 'word' && at(1)?.value === '(' && at(2)?.value === ')') {
+      name = tokens[i]!.value;
+      open = i + 3;
+    } else if (
+      tokens[i]!.kind === 'word' &&
+      tokens[i]!.value === 'function' &&
+      at(1)?.kind === 'word'
+    ) {
+      name = at(1)!.value;
+      open = at(2)?.value === '(' && at(3)?.value === ')' ? i + 4 : i + 2;
+    }
+    if (name === undefined || name === 'function' || tokens[open]?.value !== '{') continue;
+    let depth = 0;
+    for (let j = open; j < tokens.length; j++) {
+      const token = tokens[j]!;
+      if (token.kind === 'word' && token.value === '{') depth++;
+      else if (token.kind === 'word' && token.value === '}' && --depth === 0) {
+        found.set(name, tokens.slice(open + 1, j));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 function check(
   command: string,
   home: string,
@@ -302,20 +336,60 @@ function check(
       message: `the function \`${bomb}\` calls itself in parallel: a fork bomb`,
     };
   }
+  const found = check_tokens(tokens, find_functions(tokens), home, depth, state, new Set());
+  if (found) return found;
+  for (const script of substitutions) {
+    const nested = check(script, home, depth + 1, copy_state(state));
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+/**
+ * Checks the simple commands of `tokens` in order, following calls of the line's functions (once
+ * each on a chain of calls: a function calling itself is read once, its body already checked).
+ */
+function check_tokens(
+  tokens: readonly ShellToken[],
+  functions: ReadonlyMap<string, ShellToken[]>,
+  home: string,
+  depth: number,
+  state: ShellState,
+  calling: ReadonlySet<string>,
+): HardlineViolation | undefined {
   for (const simple of split_commands(tokens)) {
     const found = check_command(simple, home, state);
     if (found) return found;
+    // a call of a function defined on the line runs its body with these arguments
+    const called = strip_prefix(simple.words);
+    const name = called[0];
+    const body = name === undefined ? undefined : functions.get(name);
+    if (
+      name !== undefined &&
+      body !== undefined &&
+      !calling.has(name) &&
+      calling.size < MAX_DEPTH
+    ) {
+      const chain = new Set([...calling, name]);
+      for (const args of expand_words(called.slice(1), state)) {
+        const inner = copy_state(state);
+        set_positional(inner, args);
+        const in_body = check_tokens(body, functions, home, depth, inner, chain);
+        if (in_body) return in_body;
+      }
+    }
     for (const script of nested_scripts(simple)) {
       for (const text of expand_word(script, state)) {
         const nested = check(text, home, depth + 1, copy_state(state));
         if (nested) return nested;
       }
     }
+    // a shell reading known text on stdin runs it: `bash <<< '…'`, `echo '…' | sh`
+    for (const text of stdin_scripts(simple, state)) {
+      const nested = check(text, home, depth + 1, copy_state(state));
+      if (nested) return nested;
+    }
     apply_command(simple, state);
-  }
-  for (const script of substitutions) {
-    const nested = check(script, home, depth + 1, copy_state(state));
-    if (nested) return nested;
   }
   return undefined;
 }
@@ -328,8 +402,11 @@ function check(
  * `$HOME`, `${HOME}` or the home directory's path; `mkfs*`; `dd of=`, a redirection, `tee`,
  * `shred`, `wipefs`, `blkdiscard` or `mkswap` onto a block device (`/dev/sd*`, `/dev/nvme*`…);
  * fork bombs (a function that calls itself twice, piped or in the background, under any name).
- * Commands inside `$(…)`, backticks, `bash -c '…'` and `eval` are checked too; quoted text that is
- * only printed (`echo "rm -rf /"`) is not a command and passes. The line is read in order:
+ * Commands inside `$(…)`, backticks, `bash -c '…'` and `eval` are checked too, and so is text a
+ * shell reads on stdin when it is known (a here-string, a here-doc, a literal `echo` or `printf`
+ * piped in); quoted text that is only printed (`echo "rm -rf /"`) is not a command and passes.
+ * Words are read as bash reads them: ANSI-C quotes decoded (`$'\x72\x6d'`), braces expanded
+ * (`{/,}`), an unquoted variable split on `IFS` (`IFS=,; c=rm,-rf,/; $c`). The line is read in order:
  * variables it sets (`x=/; rm -rf $x`), folders it changes to (`cd / && rm -rf *`; relative paths
  * resolve against `options.cwd` when given), literal input piped into `xargs`
  * (`echo / | xargs rm -rf`), what `find` runs on its own starting point (`-exec`, `-delete`), and a

@@ -215,6 +215,28 @@ export interface RunProcessOptions {
   head_bytes?: number;
   /** Output kept from the end (bytes); 16 KiB by default. */
   tail_bytes?: number;
+  /**
+   * Bytes the program reads on file descriptors 3, 4, … (one pipe each, closed after the bytes:
+   * bubblewrap's `--seccomp 3`).
+   */
+  inputs?: readonly Buffer[];
+  /**
+   * A start gate (bubblewrap's `--info-fd` and `--block-fd`): two pipes on the descriptors after
+   * `inputs` (`3 + inputs.length` for the program to write a JSON object to, the next one for it
+   * to wait on). `on_info` gets the parsed object (`{ "child-pid": N }`), then the program is let
+   * go by a byte on the second pipe, both pipes closed.
+   */
+  gate?: { on_info(info: unknown): void };
+  /**
+   * Opens Node's IPC channel on the file descriptor after `inputs` and the gate (the program
+   * must be Node): each message, and the handle sent with it, goes here.
+   */
+  on_message?: (message: unknown, handle: unknown) => void;
+  /**
+   * Called every `interval_ms` while the program runs, with its pid: a reason it returns ends the
+   * tree, and the outcome carries it as `stopped`.
+   */
+  watch?: { interval_ms: number; check(pid: number): string | undefined };
 }
 
 /** How a process ended. */
@@ -232,6 +254,8 @@ export interface ProcessOutcome {
   duration_ms: number;
   /** Why the process could not be started (missing program, missing cwd…). */
   spawn_error?: string;
+  /** Why `watch` ended the tree (a process limit run into). */
+  stopped?: string;
 }
 
 /**
@@ -248,7 +272,11 @@ export interface ProcessOutcome {
  * - if Lich itself exits while the program runs, the program's group and marked processes are
  *   killed on the way out (a SIGKILL of Lich leaves them: only the sandbox's `--die-with-parent`
  *   covers that);
- * - memory use is bounded by `head_bytes + tail_bytes` whatever the program prints.
+ * - memory use is bounded by `head_bytes + tail_bytes` whatever the program prints;
+ * - `inputs` are written to pipes on file descriptors 3, 4, … and closed; `gate` opens two pipes
+ *   after them and lets the program go once `on_info` has run; `on_message` opens Node's IPC
+ *   channel after those; `watch.check` runs every `watch.interval_ms` while the program
+ *   runs, and a reason it returns ends the tree like a timeout, reported as `stopped`.
  */
 export function run_process(options: RunProcessOptions): Promise<ProcessOutcome> {
   const started = Date.now();
@@ -272,12 +300,17 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     const marker_value = new_marker_value();
+    const inputs = options.inputs ?? [];
+    const stdio: ('ignore' | 'pipe' | 'ipc')[] = ['ignore', 'pipe', 'pipe'];
+    for (let index = 0; index < inputs.length; index++) stdio.push('pipe');
+    if (options.gate !== undefined) stdio.push('pipe', 'pipe');
+    if (options.on_message !== undefined) stdio.push('ipc');
     try {
       child = child_process_module().spawn(options.file, [...options.args], {
         cwd: options.cwd,
         env: { ...(options.env ?? process.env), [RUN_MARKER_NAME]: marker_value },
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio,
       });
     } catch (error) {
       resolve(outcome({ spawn_error: error instanceof Error ? error.message : String(error) }));
@@ -300,6 +333,57 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
     const on_data = (chunk: Buffer) => buffer.push(chunk);
     child.stdout?.on('data', on_data);
     child.stderr?.on('data', on_data);
+    inputs.forEach((bytes, index) => {
+      const pipe = child.stdio[3 + index] as import('node:stream').Duplex | null | undefined;
+      if (!pipe) return;
+      pipe.on('error', () => undefined);
+      pipe.end(bytes, () => pipe.destroy());
+    });
+    if (options.gate !== undefined) {
+      const gate = options.gate;
+      const info = child.stdio[3 + inputs.length] as import('node:stream').Duplex | null;
+      const block = child.stdio[4 + inputs.length] as import('node:stream').Duplex | null;
+      let text = '';
+      let opened = false;
+      const open_gate = () => {
+        if (opened) return;
+        opened = true;
+        info?.destroy();
+        block?.end('1', () => block.destroy());
+      };
+      info?.on('error', () => undefined);
+      block?.on('error', () => undefined);
+      info?.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          if (text.length < 4096) return; // not whole yet
+        }
+        try {
+          gate.on_info(parsed);
+        } finally {
+          open_gate();
+        }
+      });
+      // a program that exits or closes the pipe first is never left waiting on it
+      info?.on('end', open_gate);
+    }
+    if (options.on_message !== undefined) {
+      const on_message = options.on_message;
+      child.on('message', (message, handle) => on_message(message, handle));
+    }
+    let stopped: string | undefined;
+    const watch =
+      options.watch === undefined || pid === undefined
+        ? undefined
+        : setInterval(() => {
+            const reason = options.watch!.check(pid);
+            if (reason === undefined || killing) return;
+            stopped = reason;
+            terminate();
+          }, options.watch.interval_ms);
 
     const terminate = () => {
       if (killing || pid === undefined) return;
@@ -323,8 +407,10 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       settled = true;
       if (active) untrack(active);
       clearTimeout(timer);
+      clearInterval(watch);
       options.signal?.removeEventListener('abort', on_abort);
-      resolve(outcome({ exit_code, exit_signal, timed_out, aborted, ...fields }));
+      const ended = stopped === undefined ? {} : { stopped };
+      resolve(outcome({ exit_code, exit_signal, timed_out, aborted, ...ended, ...fields }));
     };
 
     child.on('error', (error) => {
@@ -341,6 +427,7 @@ export function run_process(options: RunProcessOptions): Promise<ProcessOutcome>
       exit_code = code;
       exit_signal = signal;
       clearTimeout(timer);
+      clearInterval(watch);
       // background jobs left in the group would keep the pipes open: end them as well
       if (!killing && pid !== undefined)
         killing = kill_process_tree(pid, { grace_ms: 200, marker });

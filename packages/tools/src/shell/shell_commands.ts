@@ -49,7 +49,8 @@ const NONE: ReadonlySet<string> = new Set();
 /** One simple command: its words (quotes removed) and its redirections. */
 export interface SimpleCommand {
   words: string[];
-  redirects: { operator: string; target: string }[];
+  /** Redirections; a here-doc's (`<<`) carries its `body`. */
+  redirects: { operator: string; target: string; body?: string }[];
   /** The command whose output is piped into this one (`a | b`: `a` for `b`). */
   input?: SimpleCommand;
 }
@@ -74,7 +75,11 @@ export function split_commands(tokens: readonly ShellToken[]): SimpleCommand[] {
     } else {
       const next = tokens[i + 1];
       if (next?.kind === 'word') {
-        current.redirects.push({ operator: token.value, target: next.value });
+        current.redirects.push({
+          operator: token.value,
+          target: next.value,
+          ...(next.body === undefined ? {} : { body: next.body }),
+        });
         i++;
       }
     }
@@ -118,6 +123,28 @@ export function strip_prefix(words: readonly string[], keep: ReadonlySet<string>
     rest = rest.slice(i);
   }
   return rest;
+}
+
+/**
+ * Whether a simple command is a shell that reads its script from stdin: `bash`, `sh -s`,
+ * `bash -x` (no `-c`, and no script file named unless `-s` says stdin anyway).
+ */
+export function reads_script_from_stdin(command: SimpleCommand): boolean {
+  const words = strip_prefix(command.words);
+  const name = words[0] === undefined ? '' : basename(words[0]);
+  if (!SHELLS.has(name)) return false;
+  const rest = name === 'busybox' ? words.slice(2) : words.slice(1);
+  let stdin_flag = false;
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (word === '--' || word === '-') return true;
+    if (!word.startsWith('-') && !word.startsWith('+')) return stdin_flag;
+    if (/^-[A-Za-z]*c/.test(word)) return false;
+    if (/^-[A-Za-z]*s/.test(word)) stdin_flag = true;
+    // `-o pipefail`, `+O extglob`: the option's value is not a script file
+    if (/^[-+][A-Za-z]*[oO]$/.test(word)) i++;
+  }
+  return true;
 }
 
 /** Command texts a simple command runs in turn: `bash -c '…'`, `eval …`. */

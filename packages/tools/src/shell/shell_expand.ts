@@ -5,8 +5,21 @@
  * that `xargs` and `find` run for their input (`echo / | xargs rm -rf`, `find / -exec rm {} \;`).
  * Anything it cannot know stays `UNKNOWN_MARK`; it never guesses a value.
  */
-import { basename, KEYWORDS, type SimpleCommand, strip_prefix } from './shell_commands.js';
-import { HOME_MARK, UNKNOWN_MARK, VARIABLE_CLOSE, VARIABLE_OPEN } from './shell_words.js';
+import { decode_ansi_c } from './ansi_c.js';
+import {
+  basename,
+  KEYWORDS,
+  reads_script_from_stdin,
+  type SimpleCommand,
+  strip_prefix,
+} from './shell_commands.js';
+import {
+  HOME_MARK,
+  SPLIT_VARIABLE_OPEN,
+  UNKNOWN_MARK,
+  VARIABLE_CLOSE,
+  VARIABLE_OPEN,
+} from './shell_words.js';
 
 /** What the line has set so far. */
 export interface ShellState {
@@ -18,7 +31,27 @@ export interface ShellState {
 
 /** The most alternatives followed for one word or one command (the rest are not checked). */
 const MAX_ALTERNATIVES = 32;
-const VARIABLE = new RegExp(`${VARIABLE_OPEN}([A-Za-z_][A-Za-z0-9_]*)${VARIABLE_CLOSE}`, 'g');
+const VARIABLE = new RegExp(
+  `([${VARIABLE_OPEN}${SPLIT_VARIABLE_OPEN}])([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#])${VARIABLE_CLOSE}`,
+  'g',
+);
+/** Where a word splits into two, from an unquoted variable's value (`IFS`), or `"$@"`. */
+const FIELD_BREAK = '\u0007';
+
+/**
+ * Sets the positional parameters (`$1`…, `$@`, `$*`, `$#`) to `args`, as `set -- args` or a
+ * call of a function with those arguments does. `$@` keeps each argument a word of its own.
+ */
+export function set_positional(state: ShellState, args: readonly string[]): void {
+  for (const name of [...state.vars.keys()]) {
+    if (/^(?:[0-9]+|[@*#])$/.test(name)) state.vars.delete(name);
+  }
+  for (const [index, arg] of args.slice(0, 32).entries()) state.vars.set(String(index + 1), [arg]);
+  state.vars.set('@', [args.join(FIELD_BREAK)]);
+  state.vars.set('*', [args.join(' ')]);
+  state.vars.set('#', [String(args.length)]);
+}
+const DEFAULT_IFS = ' \t\n';
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$/s;
 const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
@@ -27,30 +60,54 @@ export function copy_state(state: ShellState): ShellState {
   return { cwd: state.cwd, vars: new Map(state.vars) };
 }
 
-/** Every value `word` may have: known variables put in, unknown ones as `UNKNOWN_MARK`. */
-export function expand_word(word: string, state: ShellState): string[] {
-  if (!word.includes(VARIABLE_OPEN)) return [word];
+/**
+ * Every value `word` may have: known variables put in, unknown ones as `UNKNOWN_MARK`. With
+ * `split`, the value of a variable written outside double quotes has its `IFS` characters (each
+ * value `IFS` may hold on the line; space, tab and newline unless set) made `FIELD_BREAK`s, where
+ * `expand_words` splits the word as bash does.
+ */
+export function expand_word(word: string, state: ShellState, split = false): string[] {
+  if (!word.includes(VARIABLE_OPEN) && !word.includes(SPLIT_VARIABLE_OPEN)) return [word];
+  const separators = split ? (state.vars.get('IFS') ?? [DEFAULT_IFS]) : [''];
   let values = [''];
   let last = 0;
   for (const match of word.matchAll(VARIABLE)) {
     const literal = word.slice(last, match.index);
-    const options = state.vars.get(match[1]!) ?? [UNKNOWN_MARK];
+    let options = state.vars.get(match[2]!) ?? [UNKNOWN_MARK];
+    if (split && match[1] === SPLIT_VARIABLE_OPEN) {
+      options = separators.flatMap((ifs) => options.map((option) => broken(option, ifs)));
+    }
     values = values
       .flatMap((value) => options.map((option) => value + literal + option))
       .slice(0, MAX_ALTERNATIVES);
     last = match.index + match[0].length;
   }
   const tail = word.slice(last);
-  return values.map((value) => value + tail);
+  return [...new Set(values.map((value) => value + tail))];
 }
 
-/** Every word list `words` may expand to, one value per word (at most `MAX_ALTERNATIVES`). */
+/** `value` with each character of `ifs` made a `FIELD_BREAK` (an unknown `IFS` splits nothing). */
+function broken(value: string, ifs: string): string {
+  if (ifs === '' || ifs.includes(UNKNOWN_MARK)) return value;
+  let out = '';
+  for (const char of value) out += ifs.includes(char) ? FIELD_BREAK : char;
+  return out;
+}
+
+/**
+ * Every word list `words` may expand to (at most `MAX_ALTERNATIVES`): variables put in, and an
+ * unquoted variable's value split into words on `IFS` (`IFS=,; c=rm,-rf,/; $c` runs `rm -rf /`).
+ */
 export function expand_words(words: readonly string[], state: ShellState): string[][] {
   let lists: string[][] = [[]];
   for (const word of words) {
-    const values = expand_word(word, state);
+    const values = expand_word(word, state, true).map((value) =>
+      value.includes(FIELD_BREAK)
+        ? value.split(FIELD_BREAK).filter((field) => field !== '')
+        : [value],
+    );
     lists = lists
-      .flatMap((list) => values.map((value) => [...list, value]))
+      .flatMap((list) => values.map((fields) => [...list, ...fields]))
       .slice(0, MAX_ALTERNATIVES);
   }
   return lists;
@@ -119,9 +176,87 @@ export function apply_command(command: SimpleCommand, state: ShellState): void {
     for (const name of words.slice(1)) state.vars.delete(name);
     return;
   }
+  if (first === 'set' && words.includes('--')) {
+    const args = words.slice(words.indexOf('--') + 1);
+    const lists = expand_words(args, state);
+    if (lists.length === 1) set_positional(state, lists[0]!);
+    else for (const name of ['1', '@', '*', '#']) state.vars.set(name, [UNKNOWN_MARK]);
+    return;
+  }
   const name = basename(strip_prefix(words)[0] ?? '');
   if (name === 'cd' || name === 'pushd') change_folder(strip_prefix(words), state);
   else if (name === 'popd') state.cwd = undefined;
+}
+
+/**
+ * The text a literal `echo` or `printf` prints (each value it may have), or `undefined` when it
+ * is not one: what a shell reads as its script in `echo 'rm -rf /' | sh`.
+ */
+export function printed_text(
+  command: SimpleCommand | undefined,
+  state: ShellState,
+): string[] | undefined {
+  if (command === undefined) return undefined;
+  const words = strip_prefix(command.words);
+  const name = basename(words[0] ?? '');
+  if (name === 'echo') {
+    let rest = words.slice(1);
+    let escapes = false;
+    while (rest[0] !== undefined && /^-[neE]+$/.test(rest[0])) {
+      if (rest[0].includes('e')) escapes = true;
+      rest = rest.slice(1);
+    }
+    return expand_words(rest, state).map((list) => {
+      const text = list.join(' ');
+      return escapes ? decode_ansi_c(text) : text;
+    });
+  }
+  if (name === 'cat' && words.slice(1).every((word) => word === '-')) {
+    // `cat <<'E' | sh`: cat passes its own stdin on
+    const texts: string[] = [];
+    for (const redirect of command.redirects) {
+      if (redirect.operator === '<<<') texts.push(...expand_word(redirect.target, state));
+      else if (redirect.body !== undefined) texts.push(redirect.body);
+    }
+    return texts.length > 0 ? texts : undefined;
+  }
+  if (name === 'printf') {
+    const [format, ...rest] = words.slice(1);
+    if (format === undefined || format.startsWith('-')) return undefined;
+    return expand_words([format, ...rest], state).map(([shape = '', ...args]) =>
+      printf_text(shape, args),
+    );
+  }
+  return undefined;
+}
+
+/** What `printf FORMAT ARGS…` prints, for `%s`, `%b`, `%%` and escapes; other directives as `%s`. */
+function printf_text(format: string, args: readonly string[]): string {
+  const shape = decode_ansi_c(format);
+  let out = '';
+  let next = 0;
+  do {
+    out += shape.replace(/%(%|[-+ #0-9.]*[a-zA-Z])/g, (directive) =>
+      directive === '%%' ? '%' : (args[next++] ?? ''),
+    );
+  } while (next > 0 && next < args.length && next < 64);
+  return out;
+}
+
+/**
+ * The scripts a shell command reads from stdin, when its stdin is known text: a here-string
+ * (`bash <<< 'rm -rf /'`), a here-doc's body, or the output of a literal `echo` or `printf` piped
+ * into it (`echo 'rm -rf /' | sh`). Empty for a command that is no such shell.
+ */
+export function stdin_scripts(command: SimpleCommand, state: ShellState): string[] {
+  if (!reads_script_from_stdin(command)) return [];
+  const scripts: string[] = [];
+  for (const redirect of command.redirects) {
+    if (redirect.operator === '<<<') scripts.push(...expand_word(redirect.target, state));
+    else if (redirect.body !== undefined) scripts.push(redirect.body);
+  }
+  scripts.push(...(printed_text(command.input, state) ?? []));
+  return scripts.slice(0, MAX_ALTERNATIVES);
 }
 
 /** The words a literal `echo` or `printf` prints, or `undefined` when that is not known. */

@@ -3,6 +3,7 @@ import { split_commands, strip_prefix } from './shell_commands.js';
 import {
   HOME_MARK,
   parse_shell,
+  SPLIT_VARIABLE_OPEN,
   UNKNOWN_MARK,
   VARIABLE_CLOSE,
   VARIABLE_OPEN,
@@ -58,16 +59,42 @@ describe('parse_shell', () => {
     expect(words('echo $(date)')).toEqual(['echo', UNKNOWN_MARK]);
   });
 
-  it('marks plain variables with their names, other expansions as unknown', () => {
+  it('marks plain variables with their names (split or not), other expansions as unknown', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
-    expect(words('rm $x "${y}/z" ${w:-a} $1 \'$q\'')).toEqual([
+    expect(words('rm $x "${y}/z" ${w:-a} $1 \'$q\' $?')).toEqual([
       'rm',
-      `${VARIABLE_OPEN}x${VARIABLE_CLOSE}`,
+      `${SPLIT_VARIABLE_OPEN}x${VARIABLE_CLOSE}`,
       `${VARIABLE_OPEN}y${VARIABLE_CLOSE}/z`,
       UNKNOWN_MARK,
-      UNKNOWN_MARK,
+      `${SPLIT_VARIABLE_OPEN}1${VARIABLE_CLOSE}`,
       '$q',
+      UNKNOWN_MARK,
     ]);
+  });
+
+  it('decodes ANSI-C quotes and expands braces as bash does', () => {
+    expect(words("$'\\x72\\x6d' $'a\\tb\\101\\u00e9' $'x\\'y'")).toEqual(['rm', 'a\tbAé', "x'y"]);
+    expect(words('rm -rf {/,} /{,} a{b,c{d,e}}f {1..3} "{a,b}" {x} {')).toEqual([
+      'rm',
+      '-rf',
+      '/',
+      '/',
+      '/',
+      'abf',
+      'acdf',
+      'acef',
+      '1',
+      '2',
+      '3',
+      '{a,b}',
+      '{x}',
+      '{',
+    ]);
+  });
+
+  it('hands a here-doc body to its delimiter', () => {
+    const { tokens } = parse_shell("bash <<'EOF'\nrm -rf /\nEOF\necho done");
+    expect(tokens[2]).toEqual({ kind: 'word', value: 'EOF', body: 'rm -rf /' });
   });
 
   it('skips comments and here-doc bodies', () => {

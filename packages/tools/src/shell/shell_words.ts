@@ -7,22 +7,45 @@
  * can put in a value set earlier on the line, any other expansion becomes `UNKNOWN_MARK`.
  */
 
+import { decode_ansi_c } from './ansi_c.js';
+import {
+  BRACE_CLOSE,
+  BRACE_COMMA,
+  BRACE_OPEN,
+  brace_expand,
+  plain_braces,
+} from './brace_expand.js';
+
 /** Stands for the home directory in a word. */
 export const HOME_MARK = '\u0000HOME\u0000';
 /** Stands for a value only known when the command runs (`$(…)`, `$1`, `${VAR:-x}`). */
 export const UNKNOWN_MARK = '\u0001';
 /** Opens the name of a plain variable (`$VAR`, `${VAR}`) in a word; `VARIABLE_CLOSE` ends it. */
 export const VARIABLE_OPEN = '\u0002';
-/** Ends a variable's name opened by `VARIABLE_OPEN`. */
+/** Ends a variable's name opened by `VARIABLE_OPEN` or `SPLIT_VARIABLE_OPEN`. */
 export const VARIABLE_CLOSE = '\u0003';
+/**
+ * Opens the name of a plain variable outside double quotes (`$VAR` in `rm $VAR`): bash splits its
+ * value into words on `IFS`. `VARIABLE_CLOSE` ends it.
+ */
+export const SPLIT_VARIABLE_OPEN = '\u0004';
 
-/** The mark a plain variable leaves in a word: the home mark for `HOME`, else its name marked. */
-function variable_mark(name: string): string {
-  return name === 'HOME' ? HOME_MARK : `${VARIABLE_OPEN}${name}${VARIABLE_CLOSE}`;
+/**
+ * The mark a plain variable leaves in a word: the home mark for `HOME`, else its name marked,
+ * as split into words (`quoted` false) or not.
+ */
+function variable_mark(name: string, quoted: boolean): string {
+  if (name === 'HOME') return HOME_MARK;
+  return `${quoted ? VARIABLE_OPEN : SPLIT_VARIABLE_OPEN}${name}${VARIABLE_CLOSE}`;
 }
 
-/** A word (quotes removed) or an operator (`;`, `&&`, `|`, `>`, `(`…). A newline is `;`. */
-export type ShellToken = { kind: 'word'; value: string } | { kind: 'operator'; value: string };
+/**
+ * A word (quotes removed, braces expanded: one token per word) or an operator (`;`, `&&`, `|`,
+ * `>`, `(`…). A newline is `;`. The word after `<<` carries the here-doc's `body`.
+ */
+export type ShellToken =
+  | { kind: 'word'; value: string; body?: string }
+  | { kind: 'operator'; value: string };
 
 /** What `parse_shell` found. */
 export interface ShellParse {
@@ -97,7 +120,7 @@ function find_closing_brace(text: string, start: number): number {
 export function parse_shell(text: string): ShellParse {
   const tokens: ShellToken[] = [];
   const substitutions: string[] = [];
-  const heredocs: { delimiter?: string; strip_tabs: boolean }[] = [];
+  const heredocs: Heredoc[] = [];
   let word = '';
   let in_word = false;
   let word_quoted = false;
@@ -107,9 +130,15 @@ export function parse_shell(text: string): ShellParse {
     const previous = tokens[tokens.length - 1];
     if (previous?.kind === 'operator' && (previous.value === '<<' || previous.value === '<<-')) {
       const pending = heredocs.find((heredoc) => heredoc.delimiter === undefined);
-      if (pending) pending.delimiter = word;
+      const token: ShellToken & { kind: 'word' } = { kind: 'word', value: plain_braces(word) };
+      if (pending) {
+        pending.delimiter = token.value;
+        pending.token = token;
+      }
+      tokens.push(token);
+    } else {
+      for (const value of brace_expand(word)) tokens.push({ kind: 'word', value });
     }
-    tokens.push({ kind: 'word', value: word });
     word = '';
     in_word = false;
     word_quoted = false;
@@ -119,8 +148,11 @@ export function parse_shell(text: string): ShellParse {
     in_word = true;
   };
 
-  /** Reads `$…` at `i` (the `$`), appends what it stands for, returns the last index used. */
-  const read_dollar = (i: number): number => {
+  /**
+   * Reads `$…` at `i` (the `$`), appends what it stands for, returns the last index used.
+   * `quoted`: inside double quotes, where a variable's value is not split into words.
+   */
+  const read_dollar = (i: number, quoted: boolean): number => {
     const next = text[i + 1];
     if (next === '(') {
       const end = find_closing_paren(text, i + 2);
@@ -131,16 +163,25 @@ export function parse_shell(text: string): ShellParse {
     if (next === '{') {
       const end = find_closing_brace(text, i + 2);
       const inside = text.slice(i + 2, end);
-      append(/^[A-Za-z_][A-Za-z0-9_]*$/.test(inside) ? variable_mark(inside) : UNKNOWN_MARK);
+      append(
+        /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#])$/.test(inside)
+          ? variable_mark(inside, quoted)
+          : UNKNOWN_MARK,
+      );
       return end;
     }
     if (next !== undefined && NAME_START.test(next)) {
       let end = i + 1;
       while (end + 1 < text.length && NAME_CHAR.test(text[end + 1]!)) end++;
-      append(variable_mark(text.slice(i + 1, end + 1)));
+      append(variable_mark(text.slice(i + 1, end + 1), quoted));
       return end;
     }
-    if (next !== undefined && /[0-9@*#?$!-]/.test(next)) {
+    if (next !== undefined && /[1-9@*#]/.test(next)) {
+      // positional parameters: known where `set --` or a function call on the line gave them
+      append(variable_mark(next, quoted));
+      return i + 1;
+    }
+    if (next !== undefined && /[0?$!-]/.test(next)) {
       append(UNKNOWN_MARK);
       return i + 1;
     }
@@ -183,7 +224,7 @@ export function parse_shell(text: string): ShellParse {
     }
     if (char === '$' && text[i + 1] === "'") {
       const end = find_ansi_quote_end(text, i + 2);
-      append(text.slice(i + 2, end).replace(/\\(.)/g, '$1'));
+      append(decode_ansi_c(text.slice(i + 2, end)));
       word_quoted = true;
       i = end;
       continue;
@@ -197,7 +238,7 @@ export function parse_shell(text: string): ShellParse {
         if (inner === '\\' && /[$`"\\\n]/.test(text[j + 1] ?? '')) {
           if (text[j + 1] !== '\n') append(text[j + 1]!);
           j++;
-        } else if (inner === '$') j = read_dollar(j);
+        } else if (inner === '$') j = read_dollar(j, true);
         else if (inner === '`') {
           const end = find_backtick(text, j + 1);
           substitutions.push(text.slice(j + 1, end).replace(/\\`/g, '`'));
@@ -209,7 +250,7 @@ export function parse_shell(text: string): ShellParse {
       continue;
     }
     if (char === '$') {
-      i = read_dollar(i);
+      i = read_dollar(i, false);
       continue;
     }
     if (char === '`') {
@@ -246,7 +287,10 @@ export function parse_shell(text: string): ShellParse {
       i += operator.length - 1;
       continue;
     }
-    append(char);
+    // unquoted braces and commas may expand (`{a,b}`): marked, expanded when the word ends
+    append(
+      char === '{' ? BRACE_OPEN : char === ',' ? BRACE_COMMA : char === '}' ? BRACE_CLOSE : char,
+    );
   }
   finish_word();
   return { tokens, substitutions };
@@ -260,25 +304,35 @@ function find_ansi_quote_end(text: string, start: number): number {
   return text.length;
 }
 
-/** Skips the bodies of the here-docs opened on the line that just ended; returns the new index. */
-function skip_heredoc_bodies(
-  text: string,
-  start: number,
-  heredocs: { delimiter?: string; strip_tabs: boolean }[],
-): number {
+/** A here-doc opened on the current line: its delimiter and the token its body goes to. */
+interface Heredoc {
+  delimiter?: string;
+  strip_tabs: boolean;
+  token?: { kind: 'word'; value: string; body?: string };
+}
+
+/**
+ * Skips the bodies of the here-docs opened on the line that just ended, giving each body to its
+ * delimiter's token; returns the new index.
+ */
+function skip_heredoc_bodies(text: string, start: number, heredocs: Heredoc[]): number {
   let position = start;
   while (heredocs.length > 0) {
     const heredoc = heredocs.shift()!;
     if (heredoc.delimiter === undefined) continue;
+    const lines: string[] = [];
     for (;;) {
-      if (position >= text.length) return text.length;
+      if (position >= text.length) break;
       const end = text.indexOf('\n', position);
       const line_end = end === -1 ? text.length : end;
       let line = text.slice(position, line_end);
       if (heredoc.strip_tabs) line = line.replace(/^\t+/, '');
       position = line_end + 1;
       if (line === heredoc.delimiter) break;
+      lines.push(line);
     }
+    if (heredoc.token) heredoc.token.body = lines.join('\n');
+    if (position >= text.length) return text.length;
   }
   return Math.min(position, text.length);
 }

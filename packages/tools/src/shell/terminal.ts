@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { z } from 'zod';
 import { type Sandbox, type SandboxUsed, sandbox_of } from '../sandbox/sandbox.js';
-import { child_env, env_passthrough_of } from './env.js';
+import { socket_entry_path } from '../sandbox/unix_sockets.js';
+import { child_env_of, env_passthrough_of, mentioned_names } from './env.js';
 import { check_hardline } from './hardline.js';
 import { type ProcessOutcome, run_process } from './process_tree.js';
 
@@ -31,7 +32,7 @@ export interface ShellCommandOptions {
   work_dir: string;
   signal?: AbortSignal;
   timeout_ms?: number;
-  /** Credential-like variables kept in the child's environment (see `child_env`). */
+  /** Variables passed besides the base set (see `child_env_of`); the sandbox config's are added. */
   env_passthrough?: readonly string[];
   /** Variables set on top of the environment (`CI=true` for test runs). */
   extra_env?: Readonly<Record<string, string>>;
@@ -72,8 +73,8 @@ function not_started(fields: Partial<ShellCommandOutcome>): ShellCommandOutcome 
 /**
  * Runs `command` with `bash -c` in `work_dir`, under the sandbox (see `Sandbox`): its own
  * process group, stdin closed, stdout and stderr merged in the order written (one pipe for both),
- * credentials stripped from the environment, output kept within `max_output_chars` (head and
- * tail).
+ * an allow-listed environment (`child_env_of`), output kept within `max_output_chars` (head and
+ * tail). A command that keeps running into the sandbox's process limit is stopped (`stopped`).
  *
  * Contract: never throws; does not check the hardline (callers do, before); a missing work dir
  * is a `spawn_error`; a command the sandbox settings refuse is `refused`, nothing run; on timeout
@@ -92,11 +93,18 @@ export async function run_shell_command(
       spawn_error: `the work dir ${options.work_dir} does not exist or is not a folder`,
     });
   }
-  const env = child_env({ passthrough: options.env_passthrough });
+  const sandbox = options.sandbox ?? sandbox_of({});
+  const allowed_sockets = sandbox.config.allow_unix_sockets.map((entry) =>
+    socket_entry_path(entry, options.work_dir),
+  );
+  const { env, dropped } = child_env_of({
+    passthrough: [...(options.env_passthrough ?? []), ...sandbox.config.env_passthrough],
+    socket_allowed: (value) =>
+      allowed_sockets.some((path) => value === path || value.endsWith(`//${path}`)),
+  });
   // nothing can prompt: stdin is closed, so a prompt would only hang until the timeout
   env.GIT_TERMINAL_PROMPT = '0';
   Object.assign(env, options.extra_env);
-  const sandbox = options.sandbox ?? sandbox_of({});
   // one pipe for both streams keeps their order; on the command's own line so bash's error
   // messages keep their line numbers
   const prepared = await sandbox.prepare({
@@ -115,12 +123,19 @@ export async function run_shell_command(
       timeout_ms: options.timeout_ms,
       head_bytes: options.keep_bytes?.head ?? Math.floor(budget * 0.4),
       tail_bytes: options.keep_bytes?.tail ?? Math.floor(budget * 0.6) - 200,
+      ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
+      ...(prepared.on_message === undefined ? {} : { on_message: prepared.on_message }),
+      ...(prepared.gate === undefined ? {} : { gate: prepared.gate }),
+      ...(prepared.watch === undefined ? {} : { watch: prepared.watch }),
     });
-    return {
-      ...outcome,
-      sandbox: prepared.sandbox,
-      notes: sandbox.notes(prepared, outcome.output),
-    };
+    const notes = [...prepared.after(), ...sandbox.notes(prepared, outcome.output)];
+    const wanted = mentioned_names(command, dropped);
+    if (wanted.length > 0) {
+      notes.push(
+        `[sandbox] ${wanted.join(', ')} ${wanted.length === 1 ? 'is' : 'are'} not passed to commands: they get a base set of variables (PATH, HOME, LANG, TERM, toolchain settings…). To pass one, add its name to sandbox.env_passthrough in .lich/config.json.`,
+      );
+    }
+    return { ...outcome, sandbox: prepared.sandbox, notes };
   } finally {
     await prepared.cleanup();
   }
@@ -133,6 +148,8 @@ export function describe_ending(outcome: ProcessOutcome, timeout_ms?: number): s
     return `[timed out after ${timeout_ms ?? outcome.duration_ms} ms; the process tree was killed]`;
   }
   if (outcome.aborted) return '[aborted; the process tree was killed]';
+  if (outcome.stopped !== undefined)
+    return `[stopped: ${outcome.stopped}; the process tree was killed]`;
   if (outcome.exit_signal !== null) return `[killed by ${outcome.exit_signal}]`;
   return `[exit code ${outcome.exit_code}]`;
 }
@@ -151,8 +168,10 @@ export function output_limit_of(context: ToolRunContext): number | undefined {
  * and reports the merged output (clamped, head and tail kept) followed by a line saying how it
  * ended. `ok` is true only for exit code 0. Background jobs the command leaves running are ended
  * with it. The command runs under `context.sandbox` (see `Sandbox`); the result's `sandbox` says
- * how it was confined, and a line after the output says how to allow what the sandbox refused. Variables named like credentials (KEY, TOKEN, SECRET, PASSWORD) are not passed on
- * unless listed in `context.env_passthrough`.
+ * how it was confined, and a line after the output says how to allow what the sandbox refused.
+ * The command's environment is an allow-list: a base set (`BASE_ENV_NAMES`) plus
+ * `sandbox.env_passthrough`; a `[sandbox]` line names a variable the command mentions but did
+ * not get.
  */
 export const terminal_tool: Tool<TerminalArgs> = {
   name: 'terminal',
@@ -179,7 +198,8 @@ export const terminal_tool: Tool<TerminalArgs> = {
     }
     const ending = describe_ending(outcome, timeout_ms);
     const body = outcome.output === '' ? '(no output)' : outcome.output.replace(/\n$/, '');
-    const ok = outcome.exit_code === 0 && !outcome.timed_out && !outcome.aborted;
+    const ok =
+      outcome.exit_code === 0 && !outcome.timed_out && !outcome.aborted && !outcome.stopped;
     const output = [body, ending, ...outcome.notes].join('\n');
     if (ok) return { ok: true, output, sandbox: outcome.sandbox };
     return { ok: false, output, error: ending.slice(1, -1), sandbox: outcome.sandbox };
