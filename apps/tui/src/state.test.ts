@@ -266,6 +266,8 @@ describe('reduce: every host event type', () => {
         reason: '429',
       },
       compaction: { ...T, ok: true, before_count: 30, after_count: 8 },
+      'checkpoint.created': { ...T, checkpoint_id: 'c1', kind: 'before_prompt', prompt: 1 },
+      'session.rewound': { status: 'rewound', redo: false, summary: 'Rewound.' },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
     };

@@ -329,6 +329,9 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
         : `compaction failed: ${payload.error ?? 'unknown error'}`;
       return push(state, { kind: 'notice', level: payload.ok ? 'info' : 'warn', text });
     }
+    case 'checkpoint.created':
+    case 'session.rewound':
+      return state;
     case 'error':
       return push(state, { kind: 'notice', level: 'error', text: event.payload.message });
   }

@@ -1,3 +1,4 @@
+import { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
 import {
   AgentEmitter,
@@ -22,6 +23,10 @@ import {
 } from '@lich/tools';
 import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 import { type Prepared, prepare_runs } from './agent_prepare.js';
+import { CHECKPOINT_HOOK, CHECKPOINTS_FIELD } from './checkpoints/checkpoint_hook.js';
+import { session_is_open } from './checkpoints/open_sessions.js';
+import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
+import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import { builtin_commands } from './host/builtin_commands.js';
@@ -79,6 +84,10 @@ export class Agent {
   #plugins: Promise<LoadedPlugins | undefined> | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
+  readonly #checkpoints_on: boolean;
+  #checkpoint_store: CheckpointStore | undefined;
+  #writes: ((tool: string) => boolean) | undefined;
+  #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
   readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
 
@@ -114,8 +123,9 @@ export class Agent {
       sandbox: new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) }),
     });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
-    // first, so a call that may not run reaches no plugin hook
-    this.executor.add_hooks(PERMISSION_HOOK);
+    // first, so a call that may not run reaches no plugin hook and takes no checkpoint
+    this.executor.add_hooks([PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
       env: this.#env,
@@ -193,6 +203,70 @@ export class Agent {
     return this.#prepared;
   }
 
+  /**
+   * The checkpoint store of the work dir (`.lich/checkpoints`), or null when checkpoints are off
+   * (`checkpoints: false` in the config, or the agent was built with `checkpoints: false`).
+   * Opening it does no I/O.
+   */
+  checkpoint_store(): CheckpointStore | null {
+    if (!this.#checkpoints_on) return null;
+    const settings = this.config.checkpoints;
+    this.#checkpoint_store ??= new CheckpointStore({
+      work_dir: this.config.work_dir,
+      exclude: settings.exclude,
+      default_excludes: settings.default_excludes,
+      max_file_bytes: Math.round(settings.max_file_mb * 1024 * 1024),
+    });
+    return this.#checkpoint_store;
+  }
+
+  /** The checkpoints of one run, or undefined when it takes none. */
+  #run_checkpoints(
+    options: AgentRunOptions,
+    handle: SessionHandle | null,
+    warn: (text: string) => void,
+  ): RunCheckpoints | undefined {
+    if (handle === null || options.checkpoints === false) return undefined;
+    const store = this.checkpoint_store();
+    if (store === null) return undefined;
+    this.#writes ??= writing_tool_test(this.config);
+    return new RunCheckpoints({
+      store,
+      handle,
+      label: options.input,
+      writes: this.#writes,
+      on_warning: warn,
+      ...(options.on_checkpoint === undefined ? {} : { on_checkpoint: options.on_checkpoint }),
+    });
+  }
+
+  /**
+   * Prunes the checkpoint store once a day at most (`prune_if_due`), after a run that took
+   * checkpoints: those of closed sessions older than `keep_days`, then the oldest until it fits in
+   * `max_mb`. In the background; `close` waits for it. Never rejects.
+   */
+  #prune_checkpoints(warn: (text: string) => void): void {
+    const store = this.#checkpoint_store;
+    if (store === undefined || this.#pruning !== undefined) return;
+    const { keep_days, max_mb } = this.config.checkpoints;
+    const session_dir = this.config.session_dir;
+    this.#pruning = store
+      .prune_if_due({
+        keep_days,
+        max_bytes: max_mb * 1024 * 1024,
+        protect: (record) =>
+          record.session_id !== undefined && session_is_open(session_dir, record.session_id),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          warn(`pruning the checkpoints failed: ${error instanceof Error ? error.message : error}`),
+      )
+      .finally(() => {
+        this.#pruning = undefined;
+      });
+  }
+
   /** The version written to new sessions: `lich_version`, else this package's. */
   async version(): Promise<string> {
     return this.#lich_version ?? (await own_version());
@@ -246,6 +320,7 @@ export class Agent {
           ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
         })
       : null;
+    const checkpoints = this.#run_checkpoints(options, handle, warn);
     try {
       const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
@@ -256,6 +331,7 @@ export class Agent {
         emitter: run_emitter,
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),
+          ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
           env_passthrough: config.env_passthrough,
@@ -277,6 +353,10 @@ export class Agent {
         session_path: handle?.path ?? null,
       };
     } finally {
+      if (checkpoints !== undefined) {
+        await checkpoints.finish();
+        this.#prune_checkpoints(warn);
+      }
       if (recorder) {
         recorder.detach();
         await recorder.idle();
@@ -333,6 +413,7 @@ export class Agent {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#pruning;
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);
     await plugins?.close().catch(() => undefined);

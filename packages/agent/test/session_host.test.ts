@@ -382,6 +382,7 @@ describe('SessionHost', () => {
       'compact',
       'model',
       'sessions',
+      'rewind',
       'deploy',
       'broken',
     ]);

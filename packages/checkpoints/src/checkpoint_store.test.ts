@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fs_state } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fs_state } from '../test/fs_state.js';
 import { CheckpointStore } from './checkpoint_store.js';
 import { CheckpointError } from './errors.js';
 import { CACHEDIR_TAG_SIGNATURE } from './exclude_rules.js';

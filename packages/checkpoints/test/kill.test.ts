@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fs_state } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../src/index.js';
-import { fs_state } from './fs_state.js';
 
 const child_script = join(import.meta.dirname, 'children', 'checkpointer.mjs');
 

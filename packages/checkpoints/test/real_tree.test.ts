@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fs_state } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../src/index.js';
-import { fs_state } from './fs_state.js';
 
 let work: string;
 

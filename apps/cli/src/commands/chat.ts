@@ -82,6 +82,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     history,
     model: undefined,
     session_id: start.session?.id ?? null,
+    session: start.session,
     say: (text) => context.say(text),
   };
   let stopped_by: number | undefined;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  CHECKPOINTS_SCHEMA,
+  type CheckpointSettings,
+  DEFAULT_CHECKPOINTS,
+} from '../checkpoints/checkpoints_schema.js';
+import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
@@ -163,6 +168,7 @@ export const CONFIG_SHAPE = {
     .describe('Environment variables passed through to commands the tools run.'),
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
   sandbox: SANDBOX_SCHEMA.default({ mode: 'auto', network: false, writable: [] }),
+  checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -212,6 +218,8 @@ export interface AgentConfig {
   /** Which tool calls run, ask or never run (`PermissionPolicy`). */
   readonly permissions: Readonly<PermissionsSettings>;
   readonly sandbox: Readonly<SandboxSettings>;
+  /** Checkpoints of the work dir before each prompt's first change, for rewind. */
+  readonly checkpoints: Readonly<CheckpointSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */
