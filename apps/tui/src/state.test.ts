@@ -67,6 +67,8 @@ function kinds(state: TuiState): string[] {
         return `command:${block.name}:${block.output}`;
       case 'turn_end':
         return `turn_end:${block.stop_reason}${block.error ? `:${block.error}` : ''}`;
+      case 'checkpoint':
+        return `checkpoint:${block.prompt}`;
       default:
         return `expanded:${block.title}`;
     }
@@ -288,6 +290,7 @@ describe('reduce: every host event type', () => {
       'tool:glob:true',
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
+      'checkpoint:1',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);
