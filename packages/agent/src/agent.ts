@@ -1,4 +1,4 @@
-import { CheckpointStore } from '@lich/checkpoints';
+import type { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
 import {
   AgentEmitter,
@@ -24,6 +24,7 @@ import {
 import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 import { type Prepared, prepare_runs } from './agent_prepare.js';
 import { CHECKPOINT_HOOK, CHECKPOINTS_FIELD } from './checkpoints/checkpoint_hook.js';
+import { checkpoint_store_of, prune_options } from './checkpoints/checkpoint_store_of.js';
 import { session_is_open } from './checkpoints/open_sessions.js';
 import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
 import { writing_tool_test } from './checkpoints/writing_tools.js';
@@ -210,14 +211,8 @@ export class Agent {
    */
   checkpoint_store(): CheckpointStore | null {
     if (!this.#checkpoints_on) return null;
-    const settings = this.config.checkpoints;
-    this.#checkpoint_store ??= new CheckpointStore({
-      work_dir: this.config.work_dir,
-      exclude: settings.exclude,
-      default_excludes: settings.default_excludes,
-      max_file_bytes: Math.round(settings.max_file_mb * 1024 * 1024),
-    });
-    return this.#checkpoint_store;
+    this.#checkpoint_store ??= checkpoint_store_of(this.config) ?? undefined;
+    return this.#checkpoint_store ?? null;
   }
 
   /** The checkpoints of one run, or undefined when it takes none. */
@@ -248,15 +243,9 @@ export class Agent {
   #prune_checkpoints(warn: (text: string) => void): void {
     const store = this.#checkpoint_store;
     if (store === undefined || this.#pruning !== undefined) return;
-    const { keep_days, max_mb } = this.config.checkpoints;
     const session_dir = this.config.session_dir;
     this.#pruning = store
-      .prune_if_due({
-        keep_days,
-        max_bytes: max_mb * 1024 * 1024,
-        protect: (record) =>
-          record.session_id !== undefined && session_is_open(session_dir, record.session_id),
-      })
+      .prune_if_due(prune_options(this.config, (id) => session_is_open(session_dir, id)))
       .then(
         () => undefined,
         (error: unknown) =>

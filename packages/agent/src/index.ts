@@ -1,6 +1,7 @@
 export { nearest_word } from '@lich/tools';
 export { Agent, type AgentOptions, type AgentRunOptions, type AgentRunResult } from './agent.js';
 export { builtin_tool_names } from './builtin_tool_names.js';
+export { checkpoint_store_of, prune_options } from './checkpoints/checkpoint_store_of.js';
 export {
   CHECKPOINTS_SCHEMA,
   type CheckpointSettings,
