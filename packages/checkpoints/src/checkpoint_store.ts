@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { CheckpointError, error_text } from './errors.js';
 import { compile_excludes, type ExcludeRules } from './exclude_rules.js';
 import { type FileChange, summarize_changes } from './file_changes.js';
-import { type FileIndex, index_identity, load_index, save_index } from './file_index.js';
+import { FileIndex, index_identity, load_index, save_index } from './file_index.js';
 import { ObjectStore } from './object_store.js';
 import { list_objects, type PruneOptions, type PruneResult, prune_store } from './prune.js';
 import {
@@ -230,10 +230,11 @@ export class CheckpointStore {
   }
 
   #save_index(scan: ScanResult): void {
+    const previous = this.#index;
     this.#index = scan.index;
     if (!scan.index_changed) return;
     try {
-      save_index(this.#layout.index, this.#layout.tmp, scan.index);
+      save_index(this.#layout.index, this.#layout.tmp, scan.index, previous ?? new FileIndex());
     } catch {
       // the index only saves time: without it the next checkpoint reads the files again
       this.#index.identity = undefined;

@@ -9,6 +9,12 @@
 export const ALWAYS_EXCLUDED: readonly string[] = ['.git', '.lich'];
 
 /**
+ * The prefix of the files a restore writes beside their final name before renaming them over it:
+ * one left by a restore that was killed is never recorded.
+ */
+export const RESTORE_TMP_PREFIX = '.lich-restore-';
+
+/**
  * Dependency and cache folders left out by default (`default_excludes: false` keeps them). A
  * folder holding a `CACHEDIR.TAG` (cargo's `target/`, many tools' caches) is left out as well.
  */
@@ -147,6 +153,7 @@ export function compile_excludes(
     cache_tags: use_defaults,
     is_excluded(rel_path, name, is_dir) {
       if (names.has(name) || paths.has(rel_path)) return true;
+      if (name.startsWith(RESTORE_TMP_PREFIX)) return true;
       if (is_dir) {
         if (dir_names.has(name) || dir_paths.has(rel_path)) return true;
         for (const tail of tail_dirs) {

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { error_text, system_code } from './errors.js';
+import { RESTORE_TMP_PREFIX } from './exclude_rules.js';
 import type { ObjectStore } from './object_store.js';
 import type { RestoreAction, SkippedPath } from './restore_plan.js';
 
@@ -99,7 +100,7 @@ export function apply_restore(
       } else if (action.action === 'mode') {
         chmodSync(path, target.mode);
       } else {
-        const tmp = join(dirname(path), `.lich-restore-${randomBytes(6).toString('hex')}`);
+        const tmp = join(dirname(path), `${RESTORE_TMP_PREFIX}${randomBytes(6).toString('hex')}`);
         try {
           if (target.kind === 'l') {
             symlinkSync(target.ref, tmp);

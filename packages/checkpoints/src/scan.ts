@@ -17,9 +17,14 @@ import { type EntryKind, serialize_tree, type TreeEntry, type TreeReader } from 
 /**
  * A file whose ctime or mtime is this close to the start of a scan may change again within the same
  * timestamp tick without its stat showing it: its stat is not trusted next time (git's "racily
- * clean" rule, with room for coarse clocks).
+ * clean" rule). The window is the file system's tick: whole seconds where timestamps have no
+ * fraction (FAT keeps 2 s), a few milliseconds of kernel clock where they do (ext4, btrfs, xfs,
+ * APFS: nanoseconds stamped from a clock that moves every few milliseconds).
  */
 export const RACY_WINDOW_MS = 2_000;
+
+/** The window for a file whose timestamps have a fraction of a second. */
+export const FINE_RACY_WINDOW_MS = 50;
 
 /** Files read at once while hashing. */
 const READ_CONCURRENCY = 8;
@@ -170,7 +175,9 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
   if (root_stat === undefined || !root_stat.isDirectory()) {
     throw new CheckpointError('no_work_dir', `${work_dir} is not a folder`);
   }
-  const racy_limit = Date.now() - (options.racy_window_ms ?? RACY_WINDOW_MS);
+  const now = Date.now();
+  const coarse_limit = now - (options.racy_window_ms ?? RACY_WINDOW_MS);
+  const fine_limit = now - (options.racy_window_ms ?? FINE_RACY_WINDOW_MS);
   const pending: Pending[] = [];
   const post_order: Builder[] = [];
   const excluded: string[] = [];
@@ -208,7 +215,10 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
         }
         continue;
       }
-      const racy = stat.ctimeMs >= racy_limit || stat.mtimeMs >= racy_limit;
+      // a timestamp with a fraction of a second says the file system keeps fine ones
+      const limit =
+        stat.mtimeMs % 1000 === 0 && stat.ctimeMs % 1000 === 0 ? coarse_limit : fine_limit;
+      const racy = stat.ctimeMs >= limit || stat.mtimeMs >= limit;
       const old_kind = old === -1 ? undefined : prev!.kinds[old];
       if (is_dir) {
         let child_names: string[];
@@ -371,10 +381,12 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
     dirs.set(dir.rel, dir.result);
   }
   if (dirs.size !== index.dirs.size) index_changed = true;
+  const next_index = new FileIndex(dirs, index.identity);
+  next_index.generation = index.generation;
 
   return {
     tree: root.result!.tree,
-    index: new FileIndex(dirs, index.identity),
+    index: next_index,
     index_changed,
     files,
     bytes,
