@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { make_config } from '../config/config_load.js';
+import { checkpoint_store_of } from './checkpoint_store_of.js';
 import { DEFAULT_CHECKPOINTS } from './checkpoints_schema.js';
 import { parse_rewind_args } from './rewind_text.js';
 import { writing_tool_test } from './writing_tools.js';
@@ -49,6 +50,19 @@ describe('the checkpoints config', () => {
     for (const tool of ['read_file', 'grep', 'glob', 'list_dir', 'mcp_web_search_query', 'other']) {
       expect(writes(tool), tool).toBe(false);
     }
+  });
+});
+
+describe('checkpoint_store_of', () => {
+  it('leaves out a session folder kept in the work dir', () => {
+    const inside = checkpoint_store_of(
+      make_config({ work_dir: '/tmp/w', session_dir: 'logs/sessions' }),
+    );
+    expect(inside?.rules.is_excluded('logs/sessions', 'sessions', true)).toBe(true);
+    expect(inside?.rules.is_excluded('logs/other', 'other', true)).toBe(false);
+    const usual = checkpoint_store_of(make_config({ work_dir: '/tmp/w' }));
+    expect(usual?.rules.is_excluded('logs/sessions', 'sessions', true)).toBe(false);
+    expect(checkpoint_store_of(make_config({ work_dir: '/tmp/w', checkpoints: false }))).toBeNull();
   });
 });
 
