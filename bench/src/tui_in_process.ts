@@ -91,6 +91,7 @@ function bench_client() {
     follow_up: async () => ({ turn_id: 'turn-2', queued: true }),
     steer: async () => undefined,
     abort: async () => false,
+    interrupt: async () => ({ aborted: false, queued: [] }),
     subscribe: async (_session, on_event) => {
       listener = on_event;
       return { replayed: 0, truncated: false, unsubscribe: () => undefined };

@@ -25,6 +25,7 @@ function as_session_host(fake: FakeClient): SessionHost {
     set_title: async () => undefined,
     prompt: (id, input, options) => fake.prompt(id, input, options),
     abort: (id) => fake.abort(id),
+    interrupt: async (id) => ({ aborted: await fake.abort(id), queued: [] }),
     steer: (id, text) => fake.steer(id, text),
     follow_up: (id, text) => fake.follow_up(id, text),
     subscribe: (id, listener, options) => fake.subscribe(id, listener, options),
