@@ -70,19 +70,58 @@ export interface ScanResult {
   readonly excluded: string[];
 }
 
-/** A folder being scanned: its new entries, built as parallel arrays like `DirIndex`. */
+/**
+ * A folder being scanned: its new entries, built as parallel arrays like `DirIndex`. While every
+ * entry so far is the previous index's, unchanged and in place, nothing is copied: the arrays
+ * stay null and `count` says how many of the previous entries were met (most folders of most
+ * checkpoints end that way, and keep their previous `DirIndex`).
+ */
 interface Builder {
   readonly rel: string;
   readonly prev: DirIndex | undefined;
-  readonly names: string[];
-  readonly kinds: EntryKind[];
-  readonly nums: number[];
-  readonly refs: string[];
+  names: string[] | null;
+  kinds: EntryKind[];
+  nums: number[];
+  refs: string[];
+  /** Entries of `prev` met in place while the arrays are null. */
+  count: number;
   /** Subfolders by entry position. */
   readonly children: Map<number, Builder>;
-  /** Every entry so far is the previous index's, unchanged. */
+  /** Every entry is the previous index's, unchanged (known at the end of the walk). */
   same: boolean;
   result: DirIndex | undefined;
+}
+
+/** Gives `dir` its own arrays: the first `count` entries of the previous index, copied. */
+function materialize(dir: Builder): asserts dir is Builder & { names: string[] } {
+  if (dir.names !== null) return;
+  const prev = dir.prev;
+  const count = dir.count;
+  dir.names = prev === undefined ? [] : prev.names.slice(0, count);
+  dir.kinds = prev === undefined ? [] : (prev.kinds.slice(0, count).split('') as EntryKind[]);
+  dir.nums = prev === undefined ? [] : prev.nums.slice(0, count * NUMS_PER_ENTRY);
+  dir.refs = prev === undefined ? [] : prev.refs.slice(0, count);
+}
+
+/** Files, bytes and not-kept entries of a folder kept as it was, counted once. */
+const TOTALS = new WeakMap<DirIndex, { files: number; bytes: number; not_kept: number }>();
+
+function totals_of(dir: DirIndex): { files: number; bytes: number; not_kept: number } {
+  let totals = TOTALS.get(dir);
+  if (totals === undefined) {
+    totals = { files: 0, bytes: 0, not_kept: 0 };
+    for (let i = 0; i < dir.names.length; i++) {
+      const kind = dir.kinds[i];
+      if (kind === 'f') {
+        totals.files++;
+        totals.bytes += dir.nums[i * NUMS_PER_ENTRY]!;
+      } else if (kind === 'x') {
+        totals.not_kept++;
+      }
+    }
+    TOTALS.set(dir, totals);
+  }
+  return totals;
 }
 
 interface Pending {
@@ -115,6 +154,7 @@ function push(
   racy: boolean,
   ref: string,
 ): number {
+  materialize(dir);
   dir.names.push(name);
   dir.kinds.push(kind);
   const size = kind === 'f' || kind === 'x' ? stat.size : 0;
@@ -126,8 +166,13 @@ function push(
   return dir.names.length - 1;
 }
 
-/** Copies entry `j` of the previous index unchanged. */
-function copy(dir: Builder, prev: DirIndex, j: number): void {
+/** Keeps entry `j` of the previous index unchanged (copied only once the folder differs). */
+function keep(dir: Builder, prev: DirIndex, j: number): void {
+  if (dir.names === null && j === dir.count) {
+    dir.count++;
+    return;
+  }
+  materialize(dir);
   dir.names.push(prev.names[j]!);
   dir.kinds.push(prev.kinds[j] as EntryKind);
   const base = j * NUMS_PER_ENTRY;
@@ -190,12 +235,13 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
     const dir: Builder = {
       rel,
       prev,
-      names: [],
+      names: null,
       kinds: [],
       nums: [],
       refs: [],
+      count: 0,
       children: new Map(),
-      same: prev !== undefined,
+      same: false,
       result: undefined,
     };
     let j = 0;
@@ -227,7 +273,6 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
         } catch (error) {
           if (system_code(error) === 'ENOENT') continue;
           push(dir, name, 'x', stat, false, '');
-          dir.same = false;
           continue;
         }
         if (rules.cache_tags && child_names.includes('CACHEDIR.TAG') && is_cache_dir(child_path)) {
@@ -236,10 +281,16 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
         }
         const child = walk(child_rel, child_path, child_names);
         // the ref is the child's tree, known once the trees are built
-        dir.children.set(push(dir, name, 'd', stat, false, ''), child);
+        const in_place =
+          dir.names === null &&
+          old === dir.count &&
+          old_kind === 'd' &&
+          prev!.nums[old * NUMS_PER_ENTRY + 4] === (stat.mode & 0o7777);
+        if (in_place) dir.children.set(dir.count++, child);
+        else dir.children.set(push(dir, name, 'd', stat, false, ''), child);
       } else if (stat.isSymbolicLink()) {
         if (old_kind === 'l' && same_stat(prev!, old, stat)) {
-          copy(dir, prev!, old);
+          keep(dir, prev!, old);
           continue;
         }
         let target: string;
@@ -249,13 +300,11 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
           continue;
         }
         push(dir, name, 'l', stat, racy, target);
-        dir.same = false;
       } else if (stat.isFile()) {
         if ((old_kind === 'f' || old_kind === 'x') && same_stat(prev!, old, stat)) {
-          copy(dir, prev!, old);
+          keep(dir, prev!, old);
         } else if (stat.size > max_file_bytes) {
           push(dir, name, 'x', stat, racy, '');
-          dir.same = false;
         } else {
           pending.push({
             dir,
@@ -263,11 +312,12 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
             path: child_path,
             size: stat.size,
           });
-          dir.same = false;
         }
       }
     }
-    if (dir.names.length !== prev_names.length) dir.same = false;
+    // in place to the end, and nothing of the previous listing gone
+    dir.same = dir.names === null && prev !== undefined && dir.count === prev_names.length;
+    if (!dir.same) materialize(dir);
     post_order.push(dir);
     return dir;
   };
@@ -334,15 +384,35 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
   let index_changed = false;
   const dirs = new Map<string, DirIndex>();
   for (const dir of post_order) {
+    if (dir.same && dir.prev!.tree !== '') {
+      let children_same = true;
+      // a subfolder whose tree is the same (its files only touched) changes nothing here
+      for (const child of dir.children.values()) {
+        if (child.result!.tree !== child.prev?.tree) {
+          children_same = false;
+          break;
+        }
+      }
+      if (children_same) {
+        // the folder as it was, down to its subfolders: its previous entry stands
+        const totals = totals_of(dir.prev!);
+        files += totals.files;
+        bytes += totals.bytes;
+        not_kept += totals.not_kept;
+        dir.result = dir.prev!;
+        dirs.set(dir.rel, dir.result);
+        continue;
+      }
+      dir.same = false;
+    }
+    materialize(dir);
     const { prev, names, kinds, nums, refs } = dir;
     let same_tree = prev !== undefined && prev.tree !== '' && prev.names.length === names.length;
     let j = 0;
     for (let i = 0; i < names.length; i++) {
       const kind = kinds[i]!;
       if (kind === 'd') {
-        const child = dir.children.get(i)!;
-        refs[i] = child.result!.tree;
-        if (child.result !== child.prev) dir.same = false;
+        refs[i] = dir.children.get(i)!.result!.tree;
       } else if (kind === 'f') {
         files++;
         bytes += nums[i * NUMS_PER_ENTRY]!;
@@ -354,30 +424,26 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
         if (prev!.names[j] !== names[i] || !same_in_tree(dir, i, prev!, j)) same_tree = false;
       }
     }
-    if (dir.same && same_tree) {
-      dir.result = prev!;
-    } else {
-      index_changed = true;
-      let tree = prev?.tree ?? '';
-      if (!same_tree) {
-        const entries: TreeEntry[] = names.map((name, i) => ({
-          name,
-          kind: kinds[i]!,
-          mode: nums[i * NUMS_PER_ENTRY + 4]!,
-          size: nums[i * NUMS_PER_ENTRY]!,
-          ref: refs[i]!,
-        }));
-        const text = serialize_tree(entries);
-        tree = hash_of(text);
-        const written = objects.put_sync(tree, text);
-        if (written > 0) {
-          new_objects++;
-          new_bytes += written;
-        }
-        options.trees.remember(tree, entries);
+    index_changed = true;
+    let tree = prev?.tree ?? '';
+    if (!same_tree) {
+      const entries: TreeEntry[] = names.map((name, i) => ({
+        name,
+        kind: kinds[i]!,
+        mode: nums[i * NUMS_PER_ENTRY + 4]!,
+        size: nums[i * NUMS_PER_ENTRY]!,
+        ref: refs[i]!,
+      }));
+      const text = serialize_tree(entries);
+      tree = hash_of(text);
+      const written = objects.put_sync(tree, text);
+      if (written > 0) {
+        new_objects++;
+        new_bytes += written;
       }
-      dir.result = { tree, names, kinds: kinds.join(''), nums, refs };
+      options.trees.remember(tree, entries);
     }
+    dir.result = { tree, names, kinds: kinds.join(''), nums, refs };
     dirs.set(dir.rel, dir.result);
   }
   if (dirs.size !== index.dirs.size) index_changed = true;
