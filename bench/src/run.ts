@@ -18,6 +18,7 @@ const ALL = [
   'gateway-pg',
   'terminal',
   'tui',
+  'checkpoint',
 ] as const;
 
 function format(value: number | undefined, digits = 3): string {

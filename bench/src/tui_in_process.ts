@@ -100,6 +100,8 @@ function bench_client() {
     set_approval_mode: async () => undefined,
     commands: async () => [],
     run_command: async () => ({ ok: true, output: '' }),
+    rewind_points: async () => [],
+    rewind: async () => ({ status: 'nothing', redo: false, summary: '' }),
     on_connection: () => () => undefined,
     close: async () => undefined,
   };

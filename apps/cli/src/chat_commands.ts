@@ -2,12 +2,18 @@ import {
   type Agent,
   type CommandContext,
   type CommandInfo,
+  type RewindOutcome,
+  type RewindPoint,
+  type RewindRequest,
+  rewind_points,
+  rewind_session,
   SessionHostError,
   type SessionListing,
   session_store_of,
 } from '@lich/agent';
 import type { Message } from '@lich/core';
 import { NOTHING_TO_COMPRESS } from '@lich/core';
+import type { SessionHandle } from '@lich/session';
 
 /** What a chat's slash command works on. */
 export interface ChatState {
@@ -17,6 +23,8 @@ export interface ChatState {
   model: string | undefined;
   /** The chat's session, or null with `--no-session`. */
   session_id: string | null;
+  /** The chat's session file (what `/rewind` reads and records into), or null. */
+  session: SessionHandle | null;
   /** Writes a line for the person (stderr). */
   say(text: string): void;
 }
@@ -43,6 +51,36 @@ async function session_listing(state: ChatState): Promise<SessionListing[]> {
       updated: summary.updated,
       live: summary.id === state.session_id,
     }));
+}
+
+/** The prompts of the chat's session, as `/rewind` lists them. */
+export function chat_rewind_points(state: ChatState): Promise<RewindPoint[]> {
+  if (state.session === null) return Promise.resolve([]);
+  return Promise.resolve(rewind_points(state.session.state, state.agent.checkpoint_store()));
+}
+
+/** Rewinds the chat's session; a rewound conversation becomes the chat's history. */
+export async function chat_rewind(
+  state: ChatState,
+  request: RewindRequest,
+): Promise<RewindOutcome> {
+  if (state.session === null) {
+    throw new SessionHostError(
+      'unavailable',
+      'this chat is not recorded (--no-session), so it cannot be rewound',
+    );
+  }
+  return rewind_session(
+    {
+      store: state.agent.checkpoint_store(),
+      handle: state.session,
+      set_history: (history) => {
+        // the chat keeps its history without the system prompt (each run seeds it)
+        state.history = history.filter((message) => message.role !== 'system');
+      },
+    },
+    request,
+  );
 }
 
 /** The chat as a slash command's surface: the same context a SessionHost session gives. */
@@ -84,6 +122,8 @@ function chat_context(state: ChatState): CommandContext {
         default: index === 0,
       })),
     sessions: () => session_listing(state),
+    rewind_points: () => chat_rewind_points(state),
+    rewind: (request) => chat_rewind(state, request),
   };
 }
 

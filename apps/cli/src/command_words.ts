@@ -30,6 +30,7 @@ const VALUE_OPTIONS = new Set([
   '--url',
   '--env',
   '--header',
+  '--session',
 ]);
 
 /**

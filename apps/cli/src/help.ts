@@ -5,6 +5,8 @@ export const COMMANDS = [
   'tui',
   'serve',
   'sessions',
+  'rewind',
+  'checkpoints',
   'mcp',
   'init',
   'config',
@@ -61,6 +63,8 @@ Commands:
   serve [--stdio]             Lich as a backend: JSON-RPC over a loopback WebSocket or stdio
   sessions list|show|resume|search|export|repair
                               the recorded sessions of this folder
+  rewind [<prompt>]           put the files and the conversation back to before a prompt
+  checkpoints [--prune]       what the checkpoints of this folder hold, and how big
   mcp list|add|enable|disable|remove
                               the MCP servers in this folder's config
   init                        write .lich/config.json and ignore .lich/sessions/ in git
@@ -110,7 +114,8 @@ config error, 130 aborted, 143 terminated.`;
 const CHAT = `Usage: lich chat [options]
 
 A conversation, one line per message, over one session: the history is kept across turns.
-Slash commands: /help, /clear, /model [provider/model], /compact, /exit or /quit (an unknown one
+Slash commands: /help, /clear, /model [provider/model], /compact, /rewind (pick a prompt to go
+back to; /rewind <n> [--files|--chat] [--dry-run], /rewind --redo), /exit or /quit (an unknown one
 is an error; //text sends /text). Ctrl+C aborts the answer being written (through a pipe it ends
 the chat). Works over a pipe.
 
@@ -185,6 +190,43 @@ Options:
   -q, --quiet           no progress (resume)
   -v, --verbose         each model call's timing, and every retry (resume)
   -C, --work-dir <dir>  the folder whose sessions to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const REWIND = `Usage: lich rewind [<prompt>] [options]
+
+Puts the newest session of this folder (or --session <id>) back to before prompt <prompt>: the
+files as the checkpoint taken before its first change holds them (.lich/checkpoints; .git is never
+touched), and the conversation as it was before it was sent. Without <prompt>: the prompts, with
+the files each changed (+/- lines); ↺ marks those whose files can be rewound. A file someone
+changed since the agent left it is a conflict: nothing is changed and lich exits with 1, unless
+--overwrite or --keep says what to do (on a terminal, lich asks). Every rewind takes a
+checkpoint first, so --redo undoes it.
+
+Options:
+  --files               the files only (the conversation stays)
+  --chat                the conversation only (the files stay)
+  --dry-run             say what would change, change nothing
+  --redo                undo the last rewind
+  --overwrite           restore files someone else changed too (a redo brings theirs back)
+  --keep                leave files someone else changed as they are, restore the rest
+  --session <id>        the session (default: the newest of the folder)
+  --json                the list, or what the rewind did, as JSON
+  -C, --work-dir <dir>  the folder whose sessions to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const CHECKPOINTS = `Usage: lich checkpoints [--prune] [options]
+
+What the checkpoint store of this folder (.lich/checkpoints) holds: how many checkpoints, how big,
+of which sessions, the settings in force (config key checkpoints), and the newest ones.
+
+Options:
+  --prune               remove the checkpoints of closed sessions older than keep_days, then the
+                        oldest until the store fits in max_mb, and what only they used
+  --dry-run             with --prune: say what would be removed
+  --json                machine-readable output
+  -C, --work-dir <dir>  the folder whose checkpoints to use
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
 
@@ -325,6 +367,8 @@ const TEXTS: Record<CommandName | 'main', string> = {
   tui: TUI,
   serve: SERVE,
   sessions: SESSIONS,
+  rewind: REWIND,
+  checkpoints: CHECKPOINTS,
   mcp: MCP,
   init: INIT,
   config: CONFIG,

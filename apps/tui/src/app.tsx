@@ -30,6 +30,7 @@ import {
   picker_lines,
   status_line,
 } from './prompt_lines.js';
+import { rewind_lines } from './rewind_lines.js';
 import type { Block } from './state_types.js';
 import type { KeySource } from './terminal_input.js';
 
@@ -201,6 +202,27 @@ export function App(props: AppProps) {
         }
         return;
       }
+      if (current.rewind !== null) {
+        const view = current.rewind;
+        if (view.working) return;
+        if (view.step === 'conflicts') {
+          const letter = key.name === 'text' ? key.text?.toLowerCase() : undefined;
+          if (letter === 'o') void controller.rewind.resolve('overwrite');
+          else if (letter === 'k') void controller.rewind.resolve('keep');
+          else if (key.name === 'escape') controller.rewind.cancel();
+          return;
+        }
+        if (key.name === 'up' || key.name === 'down') {
+          store.dispatch({ type: 'rewind_move', by: key.name === 'up' ? -1 : 1 });
+        } else if (key.name === 'enter') {
+          if (view.step === 'prompt') controller.rewind.choose();
+          else void controller.rewind.confirm();
+        } else if (key.name === 'escape') {
+          if (view.step === 'scope') store.dispatch({ type: 'rewind_back' });
+          else controller.rewind.cancel();
+        }
+        return;
+      }
       if (key.ctrl && key.name === 'd' && editing.text === '') {
         controller.exit(0);
         return;
@@ -286,10 +308,26 @@ export function App(props: AppProps) {
 
   useEffect(() => props.keys.on_key(on_key), [props.keys, on_key]);
 
+  // a rewound prompt comes back into the input, to send again or edit
+  useEffect(() => {
+    if (state.draft === null) return;
+    const text = state.draft;
+    const base = initial_editor(editor_ref.current.history);
+    update_editor({
+      ...base,
+      next_paste: editor_ref.current.next_paste,
+      text,
+      cursor: text.length,
+    });
+    store.dispatch({ type: 'draft_taken' });
+  }, [state.draft, store, update_editor]);
+
   const request = state.permissions[0];
   const bottom: string[] = [];
   if (state.picker !== null) {
     bottom.push(...picker_lines(state.picker, palette, width, rows - 3));
+  } else if (state.rewind !== null) {
+    bottom.push(...rewind_lines(state.rewind, palette, width, Math.max(3, rows - 8)));
   } else if (request !== undefined) {
     bottom.push(
       ...permission_lines(request, state.permissions.length, palette, width, {

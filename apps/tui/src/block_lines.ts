@@ -93,6 +93,10 @@ export function block_lines(block: Block, palette: Palette, width: number): stri
         (line, index) => `${index === 0 ? mark : ' '} ${paint(line)}`,
       );
     }
+    case 'checkpoint':
+      return [
+        palette.dim(fit(`↺ checkpoint: prompt ${block.prompt} can be rewound (/rewind)`, width)),
+      ];
     case 'command': {
       const head = palette.dim(fit(`/${block.name}${block.args ? ` ${block.args}` : ''}`, width));
       const paint = block.ok ? (line: string) => line : palette.red;
@@ -120,6 +124,7 @@ export function block_lines(block: Block, palette: Palette, width: number): stri
 /** Whether a blank line goes between `previous` and `block` (none between a run of tool lines). */
 export function gap_before(previous: Block | undefined, block: Block): boolean {
   if (previous === undefined) return false;
-  const compact = (kind: Block['kind']) => kind === 'tool' || kind === 'notice';
+  const compact = (kind: Block['kind']) =>
+    kind === 'tool' || kind === 'notice' || kind === 'checkpoint';
   return !(compact(previous.kind) && compact(block.kind));
 }

@@ -8,6 +8,9 @@ import type {
   CommandResult,
   HostEvent,
   PermissionOption,
+  RewindOutcome,
+  RewindPoint,
+  RewindRequest,
   SessionInfo,
   SubscribeOptions,
   Subscription,
@@ -64,6 +67,10 @@ export interface TuiClient {
   set_approval_mode(session_id: string, mode: ApprovalMode): Promise<void>;
   commands(session_id: string): Promise<CommandInfo[]>;
   run_command(session_id: string, name: string, args?: string): Promise<CommandResult>;
+  /** The session's prompts as a rewind lists them. */
+  rewind_points(session_id: string): Promise<RewindPoint[]>;
+  /** Rewinds the session (or redoes the last rewind); publishes `session.rewound`. */
+  rewind(session_id: string, request: RewindRequest): Promise<RewindOutcome>;
   /** Reports connection changes; returns a function that stops the reports. */
   on_connection(listener: (state: ConnectionState) => void): () => void;
   close(): Promise<void>;

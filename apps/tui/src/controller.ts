@@ -4,8 +4,15 @@
  * requests, and resubscribes after a gap or a lost backend. No ink here: the screen calls these
  * methods and reads the store.
  */
-import type { ApprovalMode, CommandInfo, PermissionOption, Subscription } from '@lich/agent';
+import type {
+  ApprovalMode,
+  CommandInfo,
+  HostEvent,
+  PermissionOption,
+  Subscription,
+} from '@lich/agent';
 import type { ConnectionState, TuiClient } from './client.js';
+import { RewindController } from './rewind_controller.js';
 import type { TuiStore } from './store.js';
 import { list_description } from './text_fit.js';
 
@@ -32,6 +39,7 @@ const KEYS_HELP = [
   'Shift+Enter, Alt+Enter or \\ then Enter: new line · ↑/↓ history · Ctrl+R search history',
   'Tab complete /commands and @files · Esc or Ctrl+C abort the run · Ctrl+C twice on an empty prompt: quit',
   'Ctrl+T reasoning in full or folded · Ctrl+O expand the last diff or reasoning · Shift+Tab approval mode',
+  '/rewind: go back to before a prompt (↺ marks prompts whose files can be rewound); /rewind --redo undoes it',
 ].join('\n');
 
 const APPROVAL_CYCLE: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
@@ -56,6 +64,8 @@ export class TuiController {
   private closed = false;
   private opened: Promise<void> | null = null;
   private resolve_pick: ((session_id: string | null) => void) | null = null;
+  /** `/rewind`: its picker and what it shows after a rewind. */
+  readonly rewind: RewindController;
 
   /** What new sessions are created with (the approval mode of `--approval-mode`). */
   private readonly create_options: { approval_mode?: ApprovalMode };
@@ -67,6 +77,12 @@ export class TuiController {
       options.approval_mode === undefined ? {} : { approval_mode: options.approval_mode };
     this.exited = new Promise((resolve) => {
       this.resolve_exit = resolve;
+    });
+    this.rewind = new RewindController({
+      client,
+      store,
+      session_id: () => this.session_id,
+      busy: () => this.busy(),
     });
     this.stop_connection = client.on_connection((state) => this.on_connection(state));
     store.subscribe(() => {
@@ -146,8 +162,13 @@ export class TuiController {
     this.subscription?.unsubscribe();
     this.store.dispatch({ type: 'session_opened', info, epoch: this.client.epoch, history });
     this.subscription = await this.client.subscribe(info.session_id, (event) =>
-      this.store.push_event(event),
+      this.on_event(event),
     );
+  }
+
+  private on_event(event: HostEvent): void {
+    this.store.push_event(event);
+    this.rewind.on_event(event);
   }
 
   private async refresh_commands(): Promise<void> {
@@ -241,6 +262,9 @@ export class TuiController {
       case 'steer':
         if (args === '') throw new Error('/steer needs the text to send: /steer <text>');
         await this.steer(args);
+        return;
+      case 'rewind':
+        await this.rewind.command(args);
         return;
     }
     if (!this.commands.some((command) => command.name === name)) {
@@ -392,7 +416,7 @@ export class TuiController {
       const seen = this.store.get_state();
       const subscription = await this.client.subscribe(
         session_id,
-        (event) => this.store.push_event(event),
+        (event) => this.on_event(event),
         {
           ...(seen.last_seq === null ? {} : { after_seq: seen.last_seq }),
           ...(seen.epoch === null ? {} : { epoch: seen.epoch }),

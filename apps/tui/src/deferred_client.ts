@@ -60,6 +60,8 @@ export function deferred_client(
     set_approval_mode: call('set_approval_mode') as TuiClient['set_approval_mode'],
     commands: call('commands') as TuiClient['commands'],
     run_command: call('run_command') as TuiClient['run_command'],
+    rewind_points: call('rewind_points') as TuiClient['rewind_points'],
+    rewind: call('rewind') as TuiClient['rewind'],
     on_connection(listener) {
       if (ready !== null) return ready.on_connection(listener);
       early_listeners.set(listener, () => undefined);

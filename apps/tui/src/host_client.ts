@@ -35,6 +35,8 @@ export function create_host_client(
     set_approval_mode: (session_id, mode) => host.set_approval_mode(session_id, mode),
     commands: async (session_id) => host.commands(session_id),
     run_command: (session_id, name, args) => host.run_command(session_id, name, args),
+    rewind_points: (session_id) => host.rewind_points(session_id),
+    rewind: (session_id, request) => host.rewind(session_id, request),
     on_connection: () => () => undefined,
     close() {
       closed ??= host.shutdown({ deadline_ms: options.deadline_ms ?? 2000 });

@@ -160,6 +160,9 @@ export async function create_serve_client(options: ServeClientOptions): Promise<
       (await client.request('commands.list', { session_id })).commands,
     run_command: (session_id, name, args) =>
       client.request('command.run', { session_id, name, ...(args === undefined ? {} : { args }) }),
+    rewind_points: async (session_id) =>
+      (await client.request('session.rewind_points', { session_id })).points,
+    rewind: (session_id, request) => client.request('session.rewind', { session_id, ...request }),
     on_connection(listener) {
       connection_listeners.add(listener);
       return () => connection_listeners.delete(listener);

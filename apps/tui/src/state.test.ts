@@ -67,6 +67,8 @@ function kinds(state: TuiState): string[] {
         return `command:${block.name}:${block.output}`;
       case 'turn_end':
         return `turn_end:${block.stop_reason}${block.error ? `:${block.error}` : ''}`;
+      case 'checkpoint':
+        return `checkpoint:${block.prompt}`;
       default:
         return `expanded:${block.title}`;
     }
@@ -266,6 +268,8 @@ describe('reduce: every host event type', () => {
         reason: '429',
       },
       compaction: { ...T, ok: true, before_count: 30, after_count: 8 },
+      'checkpoint.created': { ...T, checkpoint_id: 'c1', kind: 'before_prompt', prompt: 1 },
+      'session.rewound': { status: 'rewound', redo: false, summary: 'Rewound.' },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
     };
@@ -286,6 +290,7 @@ describe('reduce: every host event type', () => {
       'tool:glob:true',
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
+      'checkpoint:1',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);

@@ -7,10 +7,12 @@
  * keeps only the answer's tail after its last safe markdown split, the running tools and the
  * reasoning being written.
  */
+
 import type { HostEvent, HostEventPayloads } from '@lich/agent';
 import type { Message } from '@lich/core';
 import { history_blocks, type NewBlock } from './history_blocks.js';
 import { find_safe_split } from './markdown_split.js';
+import { reduce_rewind } from './rewind_state.js';
 import type { LiveTurn, PermissionView, ToolView, TuiAction, TuiState } from './state_types.js';
 
 /** The state before any session is open. */
@@ -38,6 +40,8 @@ export function initial_state(options: { reasoning_expanded?: boolean } = {}): T
     expandable: null,
     picker: null,
     leaving: false,
+    rewind: null,
+    draft: null,
   };
 }
 
@@ -329,6 +333,13 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
         : `compaction failed: ${payload.error ?? 'unknown error'}`;
       return push(state, { kind: 'notice', level: payload.ok ? 'info' : 'warn', text });
     }
+    case 'checkpoint.created':
+      // a prompt whose files can be rewound from now on; the end-of-turn one says nothing new
+      if (event.payload.kind !== 'before_prompt') return state;
+      return push(state, { kind: 'checkpoint', prompt: event.payload.prompt });
+    case 'session.rewound':
+      // the controller fetches the history again and replaces the transcript (`history_replaced`)
+      return state;
     case 'error':
       return push(state, { kind: 'notice', level: 'error', text: event.payload.message });
   }
@@ -445,6 +456,30 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
     }
     case 'leave':
       return { ...state, leaving: true };
+    case 'rewind_open':
+    case 'rewind_move':
+    case 'rewind_choose':
+    case 'rewind_back':
+    case 'rewind_working':
+    case 'rewind_conflicts':
+    case 'rewind_close':
+      return reduce_rewind(state, action);
+    case 'history_replaced': {
+      // like /clear, a new transcript below the old one (the scrollback is never rewritten)
+      let next: TuiState = {
+        ...state,
+        blocks: [],
+        generation: state.generation + 1,
+        turn: null,
+        permissions: [],
+        rewind: null,
+        draft: action.draft,
+      };
+      next = push(next, ...history_blocks(action.history));
+      return push(next, { kind: 'notice', level: 'info', text: action.notice });
+    }
+    case 'draft_taken':
+      return state.draft === null ? state : { ...state, draft: null };
     case 'picker_close':
       return { ...state, picker: null };
     case 'toggle_reasoning':

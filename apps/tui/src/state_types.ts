@@ -3,7 +3,14 @@
  * the live turn (re-rendered as it grows), pending permission requests, queued input and the
  * status line's facts. Plain data, no functions, so a state can be compared and logged.
  */
-import type { HostEvent, PermissionOption, SessionInfo, TurnStopReason } from '@lich/agent';
+import type {
+  HostEvent,
+  PermissionOption,
+  RewindPoint,
+  RewindScope,
+  SessionInfo,
+  TurnStopReason,
+} from '@lich/agent';
 import type { Message, ToolPreview, Usage } from '@lich/core';
 
 /** One tool call as the screen shows it: running (no `ok` yet) or finished. */
@@ -41,7 +48,27 @@ export type Block =
   /** A turn that ended otherwise than with an answer. */
   | { kind: 'turn_end'; id: number; stop_reason: TurnStopReason; error?: string }
   /** Something collapsed before (a diff, reasoning), printed in full on request. */
-  | { kind: 'expanded'; id: number; title: string; text: string; diff: boolean };
+  | { kind: 'expanded'; id: number; title: string; text: string; diff: boolean }
+  /** A checkpoint was taken before prompt `prompt` changed files: it can be rewound. */
+  | { kind: 'checkpoint'; id: number; prompt: number };
+
+/**
+ * `/rewind` on screen: first the prompt to go back to, then what to restore, then (when someone
+ * else changed files the rewind would change) whether to overwrite them.
+ */
+export interface RewindView {
+  points: readonly RewindPoint[];
+  /** The highlighted prompt (an index into `points`). */
+  selected: number;
+  step: 'prompt' | 'scope' | 'conflicts';
+  /** What the chosen prompt can have restored, and the highlighted one. */
+  scopes: readonly RewindScope[];
+  scope: number;
+  /** The paths in conflict, at the `conflicts` step. */
+  conflicts: readonly string[];
+  /** Waiting for the host's answer. */
+  working: boolean;
+}
 
 /** The run in flight, as far as this client has seen it. */
 export interface LiveTurn {
@@ -116,6 +143,10 @@ export interface TuiState {
   picker: { sessions: readonly SessionInfo[]; selected: number } | null;
   /** The person is leaving: the live region, prompt and status line are taken off the screen. */
   leaving: boolean;
+  /** `/rewind` on screen, or null. */
+  rewind: RewindView | null;
+  /** Text to put in the input (a rewound prompt), until the screen takes it. */
+  draft: string | null;
 }
 
 /** What changes the state: a host event, or something the person or the client did. */
@@ -150,4 +181,20 @@ export type TuiAction =
   /** Moves the highlight by `by` rows (clamped). */
   | { type: 'picker_move'; by: number }
   | { type: 'picker_close' }
+  | { type: 'rewind_open'; points: readonly RewindPoint[] }
+  /** Moves the highlight of the current rewind step by `by` rows (clamped). */
+  | { type: 'rewind_move'; by: number }
+  /** The prompt is chosen: on to what to restore. */
+  | { type: 'rewind_choose' }
+  /** From what to restore back to the prompts. */
+  | { type: 'rewind_back' }
+  | { type: 'rewind_working' }
+  | { type: 'rewind_conflicts'; conflicts: readonly string[] }
+  | { type: 'rewind_close' }
+  /**
+   * The conversation was rewound: the screen starts a new transcript from `history` (the
+   * scrollback keeps the old one), with `notice` under it and `draft` put back in the input.
+   */
+  | { type: 'history_replaced'; history: readonly Message[]; notice: string; draft: string | null }
+  | { type: 'draft_taken' }
   | { type: 'leave' };

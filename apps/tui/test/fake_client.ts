@@ -8,6 +8,9 @@ import type {
   HostEvent,
   HostEventPayloads,
   HostEventType,
+  RewindOutcome,
+  RewindPoint,
+  RewindRequest,
   SessionInfo,
   SubscribeOptions,
 } from '@lich/agent';
@@ -198,6 +201,25 @@ export class FakeClient implements TuiClient {
   async run_command(session_id: string, name: string, args?: string) {
     this.record('run_command', session_id, name, args);
     return { ok: true, output: `ran /${name}${args ? ` ${args}` : ''}` };
+  }
+
+  /** What `rewind_points` answers. */
+  rewind_points_list: RewindPoint[] = [];
+  /** Answers `rewind` (a test may emit `session.rewound` from here). */
+  on_rewind: (session_id: string, request: RewindRequest) => RewindOutcome = () => ({
+    status: 'nothing',
+    redo: false,
+    summary: 'Nothing to rewind.',
+  });
+
+  async rewind_points(session_id: string) {
+    this.record('rewind_points', session_id);
+    return this.rewind_points_list;
+  }
+
+  async rewind(session_id: string, request: RewindRequest) {
+    this.record('rewind', session_id, request);
+    return this.on_rewind(session_id, request);
   }
 
   on_connection(listener: (state: ConnectionState) => void) {

@@ -36,6 +36,8 @@ function as_session_host(fake: FakeClient): SessionHost {
     run_command: (id, name, args) => fake.run_command(id, name, args),
     models: () => [],
     tools: () => [],
+    rewind_points: (id) => fake.rewind_points(id),
+    rewind: (id, request) => fake.rewind(id, request),
     idle: async () => undefined,
     shutdown: async () => undefined,
   };

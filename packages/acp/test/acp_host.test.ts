@@ -154,6 +154,51 @@ describe('lich acp on the real host, in process', () => {
     expect(updates.map((update) => update.sessionUpdate)).toContain('available_commands_update');
   });
 
+  it('/rewind lists the prompts and rewinds the files an edit changed', async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'call_edit',
+              name: 'edit_file',
+              arguments: { path: 'notes.txt', old_text: 'midnight', new_text: 'dawn' },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    });
+    const client = connect({ permission: choose('allow_once') });
+    await client.initialize({});
+    const session_id = await new_session(client);
+    await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'make it dawn' }],
+    });
+    expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe('the owl flies at dawn\n');
+    const commands = client
+      .updates_of(session_id)
+      .find((update) => update.sessionUpdate === 'available_commands_update');
+    expect(JSON.stringify(commands)).toContain('"rewind"');
+    const said = () => text_of(client, session_id, 'agent_message_chunk');
+    await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: '/rewind' }],
+    });
+    expect(said()).toMatch(/↺\s+1 .*make it dawn .*1 file \+1 −1/);
+    const listed = said().length;
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: '/rewind 1 --files' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(said().slice(listed)).toContain('Rewound to before prompt 1.');
+    expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe(
+      'the owl flies at midnight\n',
+    );
+  });
+
   it('a cancel mid-stream ends the prompt with cancelled', async () => {
     model = await start_openai_server({
       script: [{ text: 'a long answer that keeps coming', chunk_chars: 2, chunk_delay_ms: 200 }],

@@ -303,6 +303,17 @@ export class FakeHost implements SessionHost {
     ];
   }
 
+  async rewind_points() {
+    return [];
+  }
+
+  async rewind(): Promise<never> {
+    throw Object.assign(new Error('the fake host keeps no checkpoints'), {
+      name: 'SessionHostError',
+      code: 'unavailable',
+    });
+  }
+
   tools() {
     return [{ name: 'read_file', description: 'Read a file' }];
   }

@@ -1,3 +1,4 @@
+import type { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
 import {
   AgentEmitter,
@@ -17,6 +18,11 @@ import {
 } from '@lich/tools';
 import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 import { type Prepared, prepare_runs } from './agent_prepare.js';
+import { CHECKPOINT_HOOK, CHECKPOINTS_FIELD } from './checkpoints/checkpoint_hook.js';
+import { checkpoint_store_of, prune_options } from './checkpoints/checkpoint_store_of.js';
+import { session_is_open } from './checkpoints/open_sessions.js';
+import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
+import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import { builtin_commands } from './host/builtin_commands.js';
@@ -75,6 +81,10 @@ export class Agent {
   #plugins: Promise<LoadedPlugins | undefined> | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
+  readonly #checkpoints_on: boolean;
+  #checkpoint_store: CheckpointStore | undefined;
+  #writes: ((tool: string) => boolean) | undefined;
+  #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
   readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
 
@@ -110,8 +120,9 @@ export class Agent {
       sandbox: new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) }),
     });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
-    // first, so a call that may not run reaches no plugin hook
-    this.executor.add_hooks(PERMISSION_HOOK);
+    // first, so a call that may not run reaches no plugin hook and takes no checkpoint
+    this.executor.add_hooks([PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
       env: this.#env,
@@ -189,6 +200,58 @@ export class Agent {
     return this.#prepared;
   }
 
+  /**
+   * The checkpoint store of the work dir (`.lich/checkpoints`), or null when checkpoints are off
+   * (`checkpoints: false` in the config, or the agent was built with `checkpoints: false`).
+   * Opening it does no I/O.
+   */
+  checkpoint_store(): CheckpointStore | null {
+    if (!this.#checkpoints_on) return null;
+    this.#checkpoint_store ??= checkpoint_store_of(this.config) ?? undefined;
+    return this.#checkpoint_store ?? null;
+  }
+
+  /** The checkpoints of one run, or undefined when it takes none. */
+  #run_checkpoints(
+    options: AgentRunOptions,
+    handle: SessionHandle | null,
+    warn: (text: string) => void,
+  ): RunCheckpoints | undefined {
+    if (handle === null || options.checkpoints === false) return undefined;
+    const store = this.checkpoint_store();
+    if (store === null) return undefined;
+    this.#writes ??= writing_tool_test(this.config);
+    return new RunCheckpoints({
+      store,
+      handle,
+      label: options.input,
+      writes: this.#writes,
+      on_warning: warn,
+      ...(options.on_checkpoint === undefined ? {} : { on_checkpoint: options.on_checkpoint }),
+    });
+  }
+
+  /**
+   * Prunes the checkpoint store once a day at most (`prune_if_due`), after a run that took
+   * checkpoints: those of closed sessions older than `keep_days`, then the oldest until it fits in
+   * `max_mb`. In the background; `close` waits for it. Never rejects.
+   */
+  #prune_checkpoints(warn: (text: string) => void): void {
+    const store = this.#checkpoint_store;
+    if (store === undefined || this.#pruning !== undefined) return;
+    const session_dir = this.config.session_dir;
+    this.#pruning = store
+      .prune_if_due(prune_options(this.config, (id) => session_is_open(session_dir, id)))
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          warn(`pruning the checkpoints failed: ${error instanceof Error ? error.message : error}`),
+      )
+      .finally(() => {
+        this.#pruning = undefined;
+      });
+  }
+
   /** The version written to new sessions: `lich_version`, else this package's. */
   async version(): Promise<string> {
     return this.#lich_version ?? (await own_version());
@@ -242,6 +305,7 @@ export class Agent {
           ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
         })
       : null;
+    const checkpoints = this.#run_checkpoints(options, handle, warn);
     try {
       const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
@@ -252,6 +316,7 @@ export class Agent {
         emitter: run_emitter,
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),
+          ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
           env_passthrough: config.env_passthrough,
@@ -276,6 +341,10 @@ export class Agent {
         session_path: handle?.path ?? null,
       };
     } finally {
+      if (checkpoints !== undefined) {
+        await checkpoints.finish();
+        this.#prune_checkpoints(warn);
+      }
       if (recorder) {
         recorder.detach();
         await recorder.idle();
@@ -332,6 +401,7 @@ export class Agent {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#pruning;
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);
     await plugins?.close().catch(() => undefined);

@@ -2,6 +2,7 @@ import type { AgentListener, ChatFn, LoopOutcome, Message, Usage } from '@lich/c
 import type { RouterEvent } from '@lich/providers';
 import type { SessionHandle } from '@lich/session';
 import type { Tool } from '@lich/tools';
+import type { CheckpointMarkInfo } from './checkpoints/run_checkpoints.js';
 import type { AgentConfig } from './config/config_schema.js';
 import type { ApprovalMode } from './host/session_host_types.js';
 import type { Approver } from './permissions/permission_gate.js';
@@ -25,6 +26,11 @@ export interface AgentOptions {
   on_warning?: (text: string) => void;
   /** Hears the provider router's retries and failovers. */
   on_provider_event?: (event: RouterEvent) => void;
+  /**
+   * False: no checkpoints of the work dir, whatever `config.checkpoints` says (a gateway's work
+   * dir is the bot's). Default: as the config says.
+   */
+  checkpoints?: boolean;
 }
 
 /** One run's input. */
@@ -73,6 +79,13 @@ export interface AgentRunOptions {
   approval_mode?: ApprovalMode;
   /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
   approver?: Approver;
+  /**
+   * False: this run takes no checkpoint. Otherwise a run recorded in a session takes one before
+   * its first change and one when it ends, when the agent's checkpoints are on.
+   */
+  checkpoints?: boolean;
+  /** Hears each checkpoint this run takes (its id is recorded in the session as well). */
+  on_checkpoint?: (mark: CheckpointMarkInfo) => void;
 }
 
 /** What a run produced. */

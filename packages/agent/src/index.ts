@@ -1,6 +1,32 @@
 export { nearest_word } from '@lich/tools';
 export { Agent, type AgentOptions, type AgentRunOptions, type AgentRunResult } from './agent.js';
 export { builtin_tool_names } from './builtin_tool_names.js';
+export { checkpoint_store_of, prune_options } from './checkpoints/checkpoint_store_of.js';
+export {
+  CHECKPOINTS_SCHEMA,
+  type CheckpointSettings,
+  DEFAULT_CHECKPOINTS,
+} from './checkpoints/checkpoints_schema.js';
+export { session_is_open } from './checkpoints/open_sessions.js';
+export { rewind_points } from './checkpoints/rewind_points.js';
+export { type RewindTarget, rewind_session } from './checkpoints/rewind_session.js';
+export {
+  format_rewind_points,
+  type ParsedRewindArgs,
+  parse_rewind_args,
+  rewind_summary,
+} from './checkpoints/rewind_text.js';
+export type {
+  RewindConflictChoice,
+  RewindFiles,
+  RewindOutcome,
+  RewindPoint,
+  RewindRequest,
+  RewindScope,
+  RewoundPath,
+} from './checkpoints/rewind_types.js';
+export type { CheckpointMarkInfo } from './checkpoints/run_checkpoints.js';
+export { WRITING_TOOLS } from './checkpoints/writing_tools.js';
 export { ConfigError } from './config/config_error.js';
 export {
   parse_cli_value,

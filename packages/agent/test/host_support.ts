@@ -16,6 +16,7 @@ export interface ScriptedCall {
 /** What the scripted chat answers a call with, given the call. */
 export type ChatHandler = (
   call: ScriptedCall,
+  options?: ChatOptions,
 ) => Promise<ChatResult | string> | ChatResult | string;
 
 /** A ChatFn answering every call through `handler`, recording the calls. */
@@ -28,7 +29,7 @@ export function scripted_chat(handler: ChatHandler): ChatFn & { calls: ScriptedC
   ): Promise<ChatResult> => {
     const call = { messages: structuredClone([...messages]), tools: [...tools], options };
     calls.push(call);
-    const answer = await handler(call);
+    const answer = await handler(call, options);
     const result = typeof answer === 'string' ? to_chat_result(answer) : answer;
     for (const piece of result.message.content.match(/.{1,3}/gs) ?? []) {
       options.on_delta?.({ kind: 'text', text: piece });

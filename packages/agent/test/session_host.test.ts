@@ -400,6 +400,7 @@ describe('SessionHost', () => {
       'compact',
       'model',
       'sessions',
+      'rewind',
       'deploy',
       'broken',
     ]);

@@ -33,6 +33,11 @@ export interface BusSettings {
    * The JSONL store compacts instead and ignores it.
    */
   retention_days?: number;
+  /**
+   * Take checkpoints of the work dir before each prompt's first change, as the other surfaces
+   * do (default false: the gateway's work dir is the bot's, and nobody rewinds it from a chat).
+   */
+  checkpoints?: boolean;
 }
 
 /** One platform's section of `<work_dir>/.lich/gateway.json`, split by who reads it. */
@@ -63,6 +68,7 @@ const BUS_KEYS = [
   'approvals_chat',
   'store',
   'retention_days',
+  'checkpoints',
 ];
 
 function is_object(value: unknown): value is Record<string, unknown> {
@@ -138,6 +144,12 @@ export function parse_platform_settings(platform: string, section: unknown): Pla
     if (typeof s.allow_all !== 'boolean')
       throw new GatewayConfigError(`${at('allow_all')}: true or false`);
     access.allow_all = s.allow_all;
+  }
+  if (s.checkpoints !== undefined) {
+    if (typeof s.checkpoints !== 'boolean') {
+      throw new GatewayConfigError(`${at('checkpoints')}: true or false`);
+    }
+    bus.checkpoints = s.checkpoints;
   }
   if (s.mode !== undefined) {
     bus.mode = one_of<ConversationMode>(at('mode'), s.mode, ['queue', 'steer', 'collect']);

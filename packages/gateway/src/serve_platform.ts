@@ -87,6 +87,8 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     config: loaded.config,
     env: io.env,
     on_warning: (text) => log({ level: 'warn', message: text }),
+    // the work dir is the bot's: no checkpoints unless the platform's section asks for them
+    checkpoints: settings.bus.checkpoints === true,
   });
   const host = create_session_host({
     agent,

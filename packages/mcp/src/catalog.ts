@@ -21,6 +21,11 @@ const common_fields = {
   tools_include: name_list.optional(),
   /** These tools of the server are never registered (exact names, `*` matches any run). */
   tools_exclude: name_list.optional(),
+  /**
+   * The server's tools can change files in the work dir: the first call of one in a prompt takes
+   * a checkpoint first, so `/rewind` can undo it.
+   */
+  writes: z.boolean().optional(),
 };
 
 /** A server Lich starts as a child process and talks to over stdin/stdout. */

@@ -12,6 +12,7 @@ export function to_rpc_error(error: unknown): RpcError {
     const code = (error as { code?: unknown }).code;
     if (code === 'unknown_session') return new RpcError('unknown_session', message);
     if (code === 'shutting_down') return new RpcError('shutting_down', message);
+    if (code === 'busy') return new RpcError('session_busy', message);
     if (code === 'invalid_argument' || code === 'unknown_request') {
       return new RpcError('invalid_params', message);
     }

@@ -5,6 +5,8 @@ import {
   type MethodName,
   type MethodResult,
   PERMISSION_OPTIONS,
+  REWIND_CONFLICT_CHOICES,
+  REWIND_SCOPES,
 } from './protocol_methods.js';
 import { RpcError } from './rpc_error.js';
 import type { ServerConnection } from './server_connection.js';
@@ -95,6 +97,33 @@ export const METHOD_HANDLERS: Handlers = {
     const mode = params.choice('approval_mode', APPROVAL_MODES);
     await connection.core.host.set_approval_mode(session_id, mode);
     return NOTHING;
+  },
+  'session.rewind_points': async (connection, params) => ({
+    points: await connection.core.host.rewind_points(params.string('session_id')),
+  }),
+  'session.rewind': async (connection, params) => {
+    const session_id = params.string('session_id');
+    const prompt = params.optional_count('prompt');
+    const redo = params.optional_boolean('redo');
+    const scope = params.optional_choice('scope', REWIND_SCOPES);
+    const dry_run = params.optional_boolean('dry_run');
+    const on_conflict = params.optional_choice('on_conflict', REWIND_CONFLICT_CHOICES);
+    if (prompt === undefined && redo !== true) {
+      throw new RpcError(
+        'invalid_params',
+        'session.rewind: prompt (a number) or redo: true is needed',
+      );
+    }
+    // one at a time with the session's prompts, so a rewind never races a prompt just submitted
+    return connection.core.in_session_order(session_id, () =>
+      connection.core.host.rewind(session_id, {
+        ...(prompt === undefined ? {} : { prompt }),
+        ...(redo === undefined ? {} : { redo }),
+        ...(scope === undefined ? {} : { scope }),
+        ...(dry_run === undefined ? {} : { dry_run }),
+        ...(on_conflict === undefined ? {} : { on_conflict }),
+      }),
+    );
   },
   'prompt.submit': submit_prompt,
   'run.abort': async (connection, params) => ({

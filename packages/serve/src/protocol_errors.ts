@@ -13,7 +13,7 @@ export const ERROR_CODES = {
   internal_error: -32603,
   /** No token or a wrong one (in the `Authorization` header or in `initialize`). */
   unauthenticated: -32001,
-  /** The session has a run in flight (`prompt.submit` with `queue: false`). */
+  /** The session has a run in flight (`prompt.submit` with `queue: false`, `session.rewind`). */
   session_busy: -32002,
   /** No session with that id. */
   unknown_session: -32003,

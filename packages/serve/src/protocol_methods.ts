@@ -10,6 +10,10 @@ import type {
   WireMessage,
   WireModelInfo,
   WirePermissionOption,
+  WireRewindConflictChoice,
+  WireRewindOutcome,
+  WireRewindPoint,
+  WireRewindScope,
   WireSessionInfo,
   WireToolInfo,
 } from './protocol_types.js';
@@ -86,6 +90,21 @@ export interface MethodMap {
   'session.set_approval_mode': {
     params: SessionParams & { approval_mode: WireApprovalMode };
     result: Record<string, never>;
+  };
+  'session.rewind_points': { params: SessionParams; result: { points: WireRewindPoint[] } };
+  'session.rewind': {
+    params: SessionParams & {
+      /** The prompt to go back to (`WireRewindPoint.prompt`); absent with `redo`. */
+      prompt?: number;
+      /** Undo the session's last rewind. */
+      redo?: boolean;
+      /** Default `all`. */
+      scope?: WireRewindScope;
+      dry_run?: boolean;
+      /** Default `stop`: a file changed by someone else stops the rewind. */
+      on_conflict?: WireRewindConflictChoice;
+    };
+    result: WireRewindOutcome;
   };
   'prompt.submit': {
     params: SessionParams & {
@@ -170,6 +189,8 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'session.set_title',
   'session.set_model',
   'session.set_approval_mode',
+  'session.rewind_points',
+  'session.rewind',
   'prompt.submit',
   'run.abort',
   'run.interrupt',
@@ -201,7 +222,19 @@ export const EVENT_TYPES: readonly EventType[] = [
   'usage.update',
   'provider.failover',
   'compaction',
+  'checkpoint.created',
+  'session.rewound',
   'error',
+];
+
+/** Every rewind scope. */
+export const REWIND_SCOPES: readonly WireRewindScope[] = ['all', 'files', 'conversation'];
+
+/** Every answer to a rewind's conflicts. */
+export const REWIND_CONFLICT_CHOICES: readonly WireRewindConflictChoice[] = [
+  'stop',
+  'overwrite',
+  'keep',
 ];
 
 /** Every permission answer, in the order a client offers them. */

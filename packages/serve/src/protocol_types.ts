@@ -85,6 +85,74 @@ interface TurnScoped {
   turn_id: string;
 }
 
+/** What a rewind puts back: the conversation and the files, or one of them. */
+export type WireRewindScope = 'all' | 'files' | 'conversation';
+
+/** How a rewind treats a file someone else changed since the agent left it. */
+export type WireRewindConflictChoice = 'stop' | 'overwrite' | 'keep';
+
+/** One changed path between two checkpoints. */
+export interface WireFileChange {
+  path: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'mode';
+  kind: 'file' | 'link' | 'dir' | 'not_kept';
+  /** For `renamed`: the old path. */
+  from?: string;
+  added_lines?: number;
+  removed_lines?: number;
+  binary?: boolean;
+  mode_before?: number;
+  mode_after?: number;
+}
+
+/** One prompt of a session, as a rewind lists it. */
+export interface WireRewindPoint {
+  /** 1-based: what `session.rewind` takes. */
+  prompt: number;
+  run: number;
+  input: string;
+  /** ISO 8601. */
+  at: string;
+  /** Its files can be rewound (a checkpoint from before it is kept). */
+  files: boolean;
+  /** Its conversation can be rewound. */
+  conversation: boolean;
+  /** The files it changed. */
+  changes: WireFileChange[];
+  added_lines: number;
+  removed_lines: number;
+}
+
+/** What a rewind did (or, for a dry run, would do). */
+export interface WireRewindOutcome {
+  status: 'rewound' | 'planned' | 'conflicts' | 'nothing';
+  prompt?: number;
+  /** The prompt's text: a client may put it back in its input. */
+  input?: string;
+  redo: boolean;
+  files?: {
+    checkpoint: string;
+    restored: {
+      path: string;
+      action: 'create' | 'update' | 'delete' | 'mode';
+      kind: 'file' | 'link' | 'dir' | 'not_kept';
+    }[];
+    /** Changed by someone else since the agent left them: a rewind with `stop` changed nothing. */
+    conflicts: string[];
+    skipped: {
+      path: string;
+      reason: 'not_kept' | 'excluded' | 'conflict' | 'not_empty' | 'failed';
+      message?: string;
+    }[];
+    /** Folders left out of checkpoints (dependency folders): not restored. */
+    not_restored: string[];
+    redo_checkpoint?: string;
+  };
+  conversation?: { removed: number; restored: number };
+  /** A few lines for a person. */
+  summary: string;
+}
+
 /** The payload of each event type (the host's event types, unchanged). */
 export interface EventPayloads {
   'session.info': WireSessionInfo;
@@ -150,6 +218,12 @@ export interface EventPayloads {
     after_count: number;
     error?: string;
   };
+  'checkpoint.created': TurnScoped & {
+    checkpoint_id: string;
+    kind: 'before_prompt' | 'after_prompt';
+    prompt: number;
+  };
+  'session.rewound': WireRewindOutcome;
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
 

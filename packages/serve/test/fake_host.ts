@@ -323,6 +323,17 @@ export class FakeHost implements SessionHost {
     return [{ provider: 'fake', model: 'fake-model', default: true }];
   }
 
+  async rewind_points() {
+    return [];
+  }
+
+  async rewind(): Promise<never> {
+    throw Object.assign(new Error('the fake host keeps no checkpoints'), {
+      name: 'SessionHostError',
+      code: 'unavailable',
+    });
+  }
+
   tools() {
     return [{ name: 'read_file', description: 'reads a file' }];
   }

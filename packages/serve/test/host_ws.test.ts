@@ -4,7 +4,8 @@
  * and a client in its own process that is killed mid-stream.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HostEvent } from '@lich/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -220,6 +221,66 @@ describe('lich serve over the real host, on WebSocket', () => {
     ]);
     // the refused prompt never reached the model
     expect(real.model.requests).toHaveLength(2);
+  });
+
+  it('lists the prompts and rewinds a session (session.rewind_points, session.rewind)', async () => {
+    real.model.enqueue(
+      {
+        tool_calls: [
+          { name: 'write_file', arguments: { path: 'notes.txt', content: 'rewritten\n' } },
+        ],
+      },
+      { text: 'written' },
+      { text: 'a slow answer', chunk_chars: 1, chunk_delay_ms: 5 },
+    );
+    const notes = join(real.temp.path, 'work', 'notes.txt');
+    const client = await connect();
+    const { session_id } = await client.request('session.new', { approval_mode: 'yolo' });
+    const events: EventParams[] = [];
+    client.on_event((event) => events.push(event));
+    const done = completed(client, session_id);
+    await client.subscribe(session_id);
+    await client.prompt(session_id, 'rewrite the notes');
+    await done;
+    expect(await readFile(notes, 'utf8')).toBe('rewritten\n');
+    const { points } = await client.request('session.rewind_points', { session_id });
+    expect(points).toMatchObject([
+      {
+        prompt: 1,
+        input: 'rewrite the notes',
+        files: true,
+        conversation: true,
+        added_lines: 1,
+        removed_lines: 1,
+      },
+    ]);
+    expect(events.map((event) => event.type)).toContain('checkpoint.created');
+    const planned = await client.request('session.rewind', {
+      session_id,
+      prompt: 1,
+      dry_run: true,
+    });
+    expect(planned.status).toBe('planned');
+    expect(planned.files?.restored).toEqual([
+      { path: 'notes.txt', action: 'update', kind: 'file' },
+    ]);
+    const missing = await client
+      .request('session.rewind', { session_id })
+      .catch((error: unknown) => error);
+    expect(missing).toMatchObject({ code_name: 'invalid_params' });
+    const slow = completed(client, session_id);
+    await client.prompt(session_id, 'something slow');
+    const busy = await client
+      .request('session.rewind', { session_id, prompt: 1 })
+      .catch((error: unknown) => error);
+    expect(busy).toMatchObject({ code_name: 'session_busy' });
+    await slow;
+    const rewound = await client.request('session.rewind', { session_id, prompt: 1 });
+    expect(rewound).toMatchObject({ status: 'rewound', prompt: 1, input: 'rewrite the notes' });
+    expect(await readFile(notes, 'utf8')).toBe('hello from the notes\n');
+    const { messages } = await client.request('session.history', { session_id });
+    expect(messages.filter((message) => message.role !== 'system')).toEqual([]);
+    await expect.poll(() => events.some((event) => event.type === 'session.rewound')).toBe(true);
   });
 
   it('answers truncated for another epoch, and replays from after_seq within the ring', async () => {

@@ -29,11 +29,13 @@ export {
 } from './recorder.js';
 export {
   type BudgetExhaustedRecord,
+  type CheckpointMarkRecord,
   type CompressEndRecord,
   type MessageRecord,
   type MessageSource,
   type PermissionRecord,
   type RecordBase,
+  type RewindRecord,
   type RunEndRecord,
   type RunStartRecord,
   SESSION_FORMAT_VERSION,
@@ -50,10 +52,13 @@ export type { SessionStorage } from './session_storage.js';
 export {
   apply_record,
   before_last_run,
+  type CheckpointMark,
   conversation_of,
   empty_state,
   is_retry_of,
+  type LastRewind,
   type LastRun,
+  type PromptMark,
   type SessionState,
   state_of,
 } from './state.js';

@@ -151,6 +151,37 @@ export interface PermissionRecord extends RecordBase {
   option?: string;
 }
 
+/**
+ * A checkpoint of the work folder was taken for a run (`@lich/checkpoints`): `before_prompt` just
+ * before the run's first change (a write, an edit, a command), `after_prompt` when the run ended.
+ */
+export interface CheckpointMarkRecord extends RecordBase {
+  type: 'checkpoint';
+  run: number;
+  kind: 'before_prompt' | 'after_prompt';
+  checkpoint_id: string;
+}
+
+/**
+ * The session was rewound. With `kept`, the conversation became its first `kept` messages
+ * followed by `messages` (a rewind cuts it: `messages` empty; a redo puts the cut ones back), and
+ * the prompts from run `run` on left it. With `restored`, the files were put back as checkpoint
+ * `restored` had them; `before` is the checkpoint taken just before (restoring it is the redo),
+ * `after` the one just after.
+ */
+export interface RewindRecord extends RecordBase {
+  type: 'rewind';
+  /** The run rewound to (its prompt and those after it are undone). */
+  run: number;
+  /** True for a redo (the undoing of the previous rewind). */
+  redo?: boolean;
+  kept?: number;
+  messages?: Message[];
+  restored?: string;
+  before?: string;
+  after?: string;
+}
+
 /** Any record of a session file. */
 export type SessionRecord =
   | SessionStartRecord
@@ -160,7 +191,9 @@ export type SessionRecord =
   | CompressEndRecord
   | RunEndRecord
   | TitleRecord
-  | PermissionRecord;
+  | PermissionRecord
+  | CheckpointMarkRecord
+  | RewindRecord;
 
 /** The record types a session file holds, as listed in `SESSION_RECORD_TYPES`. */
 export type SessionRecordType = SessionRecord['type'];
@@ -180,6 +213,8 @@ export const SESSION_RECORD_TYPES: readonly SessionRecordType[] = [
   'run_end',
   'title',
   'permission',
+  'checkpoint',
+  'rewind',
 ];
 
 /** Stamps an input record with the format version and a time, `v`, `type` and `at` first. */

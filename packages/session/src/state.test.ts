@@ -114,3 +114,109 @@ describe('the last run, and what retries it', () => {
     ]);
   });
 });
+
+describe('prompts, checkpoints and rewinds', () => {
+  const checkpoint = (
+    run: number,
+    kind: 'before_prompt' | 'after_prompt',
+    id: string,
+  ): SessionRecord => ({
+    v: 1,
+    at,
+    type: 'checkpoint',
+    run,
+    kind,
+    checkpoint_id: id,
+  });
+  const three_runs = [
+    run_start(1, 0, 'one'),
+    said(1, 0, 'user', 'one'),
+    checkpoint(1, 'before_prompt', 'c1'),
+    said(1, 1, 'assistant', 'done one'),
+    checkpoint(1, 'after_prompt', 'c1a'),
+    run_end(1, 2),
+    run_start(2, 2, 'two'),
+    said(2, 2, 'user', 'two'),
+    said(2, 3, 'assistant', 'done two'),
+    run_end(2, 4),
+    run_start(3, 4, 'three'),
+    said(3, 4, 'user', 'three'),
+    checkpoint(3, 'before_prompt', 'c3'),
+    said(3, 5, 'assistant', 'done three'),
+    checkpoint(3, 'after_prompt', 'c3a'),
+    run_end(3, 6),
+  ];
+
+  it('lists each prompt with where its conversation starts and its checkpoints', () => {
+    const state = state_of(three_runs);
+    expect(state.prompts.map((p) => [p.run, p.input, p.kept, p.before, p.after])).toEqual([
+      [1, 'one', 0, 'c1', 'c1a'],
+      [2, 'two', 2, undefined, undefined],
+      [3, 'three', 4, 'c3', 'c3a'],
+    ]);
+    expect(state.checkpoints.map((c) => c.checkpoint_id)).toEqual(['c1', 'c1a', 'c3', 'c3a']);
+  });
+
+  it('cuts the conversation and its prompts on a rewind, and puts them back on a redo', () => {
+    const rewound = state_of([
+      ...three_runs,
+      { v: 1, at, type: 'rewind', run: 2, kept: 2, restored: 'c3', before: 'r1', after: 'r1a' },
+    ]);
+    expect(rewound.slots.map((m) => m?.content)).toEqual(['one', 'done one']);
+    expect(rewound.prompts.map((p) => p.run)).toEqual([1]);
+    expect(rewound.last_rewind).toMatchObject({ run: 2, before: 'r1', after: 'r1a', runs: 3 });
+    expect(rewound.checkpoints.map((c) => c.kind).slice(-2)).toEqual([
+      'before_rewind',
+      'after_rewind',
+    ]);
+    const cut = rewound.last_rewind?.cut ?? [];
+    const redone = state_of([
+      ...three_runs,
+      { v: 1, at, type: 'rewind', run: 2, kept: 2, restored: 'c3', before: 'r1', after: 'r1a' },
+      {
+        v: 1,
+        at,
+        type: 'rewind',
+        run: 2,
+        redo: true,
+        kept: 2,
+        messages: cut.filter((m) => m !== undefined),
+        restored: 'r1',
+      },
+    ]);
+    expect(redone.slots.map((m) => m?.content)).toEqual([
+      'one',
+      'done one',
+      'two',
+      'done two',
+      'three',
+      'done three',
+    ]);
+    expect(redone.prompts.map((p) => p.run)).toEqual([1, 2, 3]);
+    expect(redone.last_rewind).toBeUndefined();
+  });
+
+  it('marks prompts whose conversation a compression folded away', () => {
+    const state = state_of([
+      ...three_runs,
+      {
+        v: 1,
+        at,
+        type: 'compress_end',
+        run: 3,
+        ok: true,
+        before_count: 6,
+        after_count: 4,
+        from: 1,
+        to: 4,
+        replaced: 3,
+        summary_message: { role: 'user', content: 'summary' },
+      },
+    ]);
+    expect(state.prompts.map((p) => [p.run, p.kept, p.conversation])).toEqual([
+      [1, 0, true],
+      [2, 2, false],
+      [3, 2, true],
+    ]);
+  });
+});

@@ -3,6 +3,46 @@ import { add_usage, empty_usage, one_line } from '@lich/core';
 import { RUN_INPUT_LIMIT } from './recorder.js';
 import type { SessionRecord, SessionStartRecord } from './records.js';
 
+/** One prompt (one run) of the session, as a rewind lists it. */
+export interface PromptMark {
+  run: number;
+  /** The run's input, on one line, clamped. */
+  input: string;
+  /** When the run started (ISO 8601). */
+  at: string;
+  /** How many messages the conversation held before it. */
+  kept: number;
+  /**
+   * True while the conversation before it is still the first `kept` messages: a compression of
+   * messages across its start, or a later run seeded with fewer, makes it false (its files can
+   * still be rewound).
+   */
+  conversation: boolean;
+  /** The checkpoint taken before its first change, and the one taken when it ended. */
+  before?: string;
+  after?: string;
+}
+
+/** A checkpoint the session took, in the order taken: prompts' and rewinds'. */
+export interface CheckpointMark {
+  kind: 'before_prompt' | 'after_prompt' | 'before_rewind' | 'after_rewind';
+  checkpoint_id: string;
+  run: number;
+}
+
+/** What the last rewind undid, so a redo can put it back. */
+export interface LastRewind {
+  run: number;
+  /** The checkpoint taken just before it (restoring it is the redo of the files). */
+  before?: string;
+  after?: string;
+  /** The messages it cut from the conversation, and the prompts that left with them. */
+  cut?: (Message | undefined)[];
+  prompts?: PromptMark[];
+  /** `runs` when it was recorded: a run since means the conversation cannot be put back. */
+  runs: number;
+}
+
 /**
  * What a sequence of records adds up to: the conversation to continue from, and the totals.
  * Built by folding records with `apply_record`, by the reader and by a handle as it appends.
@@ -29,11 +69,25 @@ export interface SessionState {
    * the first run, and when a compression moved the slots it counted.
    */
   last_run?: { run: number; kept: number; input: string; request_id?: string; ended: boolean };
+  /** The prompts of the conversation, oldest first (those a conversation rewind cut are gone). */
+  prompts: PromptMark[];
+  /** Every checkpoint the session took, oldest first. */
+  checkpoints: CheckpointMark[];
+  /** The last rewind, until it is redone. */
+  last_rewind?: LastRewind;
 }
 
 /** A state with no records applied. */
 export function empty_state(): SessionState {
-  return { start: undefined, slots: [], runs: 0, usage_total: empty_usage(), records: 0 };
+  return {
+    start: undefined,
+    slots: [],
+    runs: 0,
+    usage_total: empty_usage(),
+    records: 0,
+    prompts: [],
+    checkpoints: [],
+  };
 }
 
 function truncate(slots: (Message | undefined)[], length: number): void {
@@ -54,6 +108,15 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
     case 'run_start':
       state.runs = Math.max(state.runs, record.run);
       truncate(state.slots, record.kept);
+      for (const prompt of state.prompts)
+        if (prompt.kept > record.kept) prompt.conversation = false;
+      state.prompts.push({
+        run: record.run,
+        input: record.input,
+        at: record.at,
+        kept: record.kept,
+        conversation: true,
+      });
       state.last_run = {
         run: record.run,
         kept: record.kept,
@@ -75,8 +138,28 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       const from = Math.min(record.from ?? 0, state.slots.length);
       const to = Math.min(Math.max(record.to ?? from, from), state.slots.length);
       state.slots.splice(from, to - from, record.summary_message);
+      for (const prompt of state.prompts) {
+        if (prompt.kept >= to) prompt.kept -= to - from - 1;
+        else if (prompt.kept > from) prompt.conversation = false;
+      }
       return;
     }
+    case 'checkpoint': {
+      state.checkpoints.push({
+        kind: record.kind,
+        checkpoint_id: record.checkpoint_id,
+        run: record.run,
+      });
+      const prompt = state.prompts.findLast((p) => p.run === record.run);
+      if (prompt !== undefined) {
+        if (record.kind === 'before_prompt') prompt.before = record.checkpoint_id;
+        else prompt.after = record.checkpoint_id;
+      }
+      return;
+    }
+    case 'rewind':
+      apply_rewind(state, record);
+      return;
     case 'run_end':
       state.runs = Math.max(state.runs, record.run);
       truncate(state.slots, record.messages_count);
@@ -89,6 +172,45 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
     case 'permission':
       return;
   }
+}
+
+function apply_rewind(
+  state: SessionState,
+  record: Extract<SessionRecord, { type: 'rewind' }>,
+): void {
+  const { run } = record;
+  if (record.before !== undefined) {
+    state.checkpoints.push({ kind: 'before_rewind', checkpoint_id: record.before, run });
+  }
+  if (record.after !== undefined) {
+    state.checkpoints.push({ kind: 'after_rewind', checkpoint_id: record.after, run });
+  }
+  const previous = state.last_rewind;
+  let cut: (Message | undefined)[] | undefined;
+  let prompts: PromptMark[] | undefined;
+  if (record.kept !== undefined) {
+    delete state.last_run;
+    const kept = Math.min(record.kept, state.slots.length);
+    cut = state.slots.splice(kept, state.slots.length - kept, ...(record.messages ?? []));
+    if (record.redo === true) {
+      state.prompts.push(...(previous?.prompts ?? []));
+    } else {
+      prompts = state.prompts.filter((prompt) => prompt.run >= run);
+      state.prompts = state.prompts.filter((prompt) => prompt.run < run);
+    }
+  }
+  if (record.redo === true) {
+    delete state.last_rewind;
+    return;
+  }
+  state.last_rewind = {
+    run,
+    ...(record.before === undefined ? {} : { before: record.before }),
+    ...(record.after === undefined ? {} : { after: record.after }),
+    ...(cut === undefined ? {} : { cut }),
+    ...(prompts === undefined ? {} : { prompts }),
+    runs: state.runs,
+  };
 }
 
 /** Folds `records` into a new state. Never throws. */

@@ -109,6 +109,31 @@ function check_fields(fields: Fields): string | undefined {
         return "'decision' is not allow or deny";
       }
       return fields.run === undefined ? undefined : require_counts(fields, ['run']);
+    case 'checkpoint':
+      if (fields.kind !== 'before_prompt' && fields.kind !== 'after_prompt') {
+        return "'kind' is not before_prompt or after_prompt";
+      }
+      if (typeof fields.checkpoint_id !== 'string') return "'checkpoint_id' is not a string";
+      return require_counts(fields, ['run']);
+    case 'rewind': {
+      for (const name of ['restored', 'before', 'after']) {
+        if (fields[name] !== undefined && typeof fields[name] !== 'string') {
+          return `'${name}' is not a string`;
+        }
+      }
+      if (fields.kept !== undefined) {
+        const kept = require_counts(fields, ['kept']);
+        if (kept !== undefined) return kept;
+      }
+      if (fields.messages !== undefined) {
+        if (!Array.isArray(fields.messages)) return "'messages' is not an array";
+        for (const message of fields.messages) {
+          const problem = check_message(message);
+          if (problem !== undefined) return problem;
+        }
+      }
+      return require_counts(fields, ['run']);
+    }
     default:
       return `unknown record type '${String(fields.type)}'`;
   }

@@ -409,6 +409,16 @@ export class FakeSessionHost implements SessionHost {
     return [];
   }
 
+  async rewind_points(session_id: string) {
+    this.#live(session_id);
+    return [];
+  }
+
+  async rewind(session_id: string): Promise<never> {
+    this.#live(session_id);
+    throw new SessionHostError('unavailable', 'the fake host keeps no checkpoints');
+  }
+
   async idle(session_id: string): Promise<void> {
     const live = this.#live(session_id);
     if (live.run === null && live.queue.length === 0) return;

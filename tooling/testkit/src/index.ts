@@ -26,6 +26,7 @@ export {
   start_openai_server,
 } from './fake_server.js';
 export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
+export { fs_state, type PathState } from './fs_state.js';
 export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
 export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
 export { render_ollama } from './ollama_render.js';

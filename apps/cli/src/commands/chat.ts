@@ -12,6 +12,7 @@ import {
   string_option,
 } from '../args.js';
 import { type ChatState, run_chat_command } from '../chat_commands.js';
+import { interactive_rewind } from '../chat_rewind.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
@@ -82,6 +83,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     history,
     model: undefined,
     session_id: start.session?.id ?? null,
+    session: start.session,
     say: (text) => context.say(text),
   };
   let stopped_by: number | undefined;
@@ -94,6 +96,20 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     if (EXIT_WORDS.has(trimmed)) break;
     state.history = history;
     lines.pause();
+    if (interactive && /^\/rewind\s*$/i.test(trimmed)) {
+      // the picker asks its questions through the chat's readline: an answer is not a message
+      const ask_text = (question: string) =>
+        new Promise<string | null>((resolve) => {
+          lines.question(question, (answer) => resolve(answer));
+        });
+      const back = await interactive_rewind(state, ask_text);
+      history = state.history;
+      lines.resume();
+      lines.prompt();
+      // a rewound prompt comes back at the prompt, to send again or edit
+      if (back !== null) lines.write(back);
+      continue;
+    }
     const command = await run_chat_command(trimmed, state);
     history = state.history;
     if (command.handled) {

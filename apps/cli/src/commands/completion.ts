@@ -16,6 +16,8 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 /** The words that may follow each command. */
 const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   sessions: ['list', 'show', 'resume', 'search', 'export', 'repair'],
+  rewind: ['--files', '--chat', '--dry-run', '--redo', '--overwrite', '--keep', '--session'],
+  checkpoints: ['--prune', '--dry-run', '--json'],
   mcp: ['list', 'add', 'enable', 'disable', 'remove'],
   config: ['get', 'set', 'unset'],
   sandbox: ['check'],

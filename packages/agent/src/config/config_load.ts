@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { nearest_word } from '@lich/tools';
 import type { z } from 'zod';
+import { checkpoint_settings } from '../checkpoints/checkpoints_schema.js';
 import { merge_permissions } from '../permissions/permissions_schema.js';
 import { ConfigError } from './config_error.js';
 import { project_config_path, read_config_file, user_config_path } from './config_file.js';
@@ -223,15 +224,16 @@ function merge_layer(
     const value = layer[key];
     if (value === undefined) continue;
     const previous = merged[key];
-    // mcp_servers merge by server name and compression by field, so a project file can add a
-    // server or change one setting without repeating the user file.
+    // mcp_servers merge by server name, compression and checkpoints by field, so a project file
+    // can add a server or change one setting without repeating the user file.
     if (key === 'permissions') {
       // rules add up across layers; a later mode wins
       merged[key] = merge_permissions(previous, value);
     } else if (
-      (key === 'mcp_servers' || key === 'compression') &&
+      (key === 'mcp_servers' || key === 'compression' || key === 'checkpoints') &&
       typeof previous === 'object' &&
-      previous !== null
+      previous !== null &&
+      typeof value === 'object'
     ) {
       merged[key] = { ...(previous as object), ...(value as object) };
     } else {
@@ -491,6 +493,7 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
       ...data.sandbox,
       env_passthrough: [...new Set([...data.sandbox.env_passthrough, ...data.env_passthrough])],
     },
+    checkpoints: checkpoint_settings(data.checkpoints),
   };
   return deep_freeze(config);
 }

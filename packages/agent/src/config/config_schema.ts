@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  CHECKPOINTS_SCHEMA,
+  type CheckpointSettings,
+  DEFAULT_CHECKPOINTS,
+} from '../checkpoints/checkpoints_schema.js';
+import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
@@ -236,6 +241,7 @@ export const CONFIG_SHAPE = {
     .describe('Deprecated: use sandbox.env_passthrough (the two lists are joined).'),
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
   sandbox: SANDBOX_SCHEMA.default({ ...DEFAULT_SANDBOX_SETTINGS }),
+  checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -288,6 +294,8 @@ export interface AgentConfig {
   /** Which tool calls run, ask or never run (`PermissionPolicy`). */
   readonly permissions: Readonly<PermissionsSettings>;
   readonly sandbox: Readonly<SandboxSettings>;
+  /** Checkpoints of the work dir before each prompt's first change, for rewind. */
+  readonly checkpoints: Readonly<CheckpointSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */

@@ -1,3 +1,4 @@
+import { format_rewind_points, parse_rewind_args } from '../checkpoints/rewind_text.js';
 import type { SlashCommand } from './command_registry.js';
 import { SessionHostError } from './session_host_error.js';
 
@@ -76,7 +77,31 @@ const SESSIONS: SlashCommand = {
   },
 };
 
-/** The commands every host has: `/help`, `/clear`, `/compact`, `/model`, `/sessions`. */
+const REWIND: SlashCommand = {
+  name: 'rewind',
+  description:
+    'List the prompts; with a number, rewind the conversation and the files to before it (--files or --chat for one, --dry-run, --redo).',
+  argument_hint: '[n] [--files|--chat] [--dry-run] [--redo] [--overwrite|--keep]',
+  async run(context, args) {
+    let parsed: ReturnType<typeof parse_rewind_args>;
+    try {
+      parsed = parse_rewind_args(args);
+    } catch (error) {
+      return { ok: false, output: `/rewind: ${error instanceof Error ? error.message : error}` };
+    }
+    if (parsed.list)
+      return { ok: true, output: format_rewind_points(await context.rewind_points()) };
+    try {
+      const outcome = await context.rewind(parsed.request);
+      return { ok: outcome.status !== 'conflicts', output: outcome.summary };
+    } catch (error) {
+      if (SessionHostError.is_instance(error)) return { ok: false, output: error.message };
+      throw error;
+    }
+  },
+};
+
+/** The commands every host has: `/help`, `/clear`, `/compact`, `/model`, `/sessions`, `/rewind`. */
 export function builtin_commands(): SlashCommand[] {
-  return [HELP, CLEAR, COMPACT, MODEL, SESSIONS];
+  return [HELP, CLEAR, COMPACT, MODEL, SESSIONS, REWIND];
 }

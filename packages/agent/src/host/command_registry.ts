@@ -1,4 +1,5 @@
 import { COMMAND_NAME_PATTERN } from '@lich/tools';
+import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 import type {
   CommandInfo,
   CommandResult,
@@ -39,6 +40,10 @@ export interface CommandContext {
   models(): ModelInfo[];
   /** The sessions of the work dir, newest first. */
   sessions(): Promise<SessionListing[]>;
+  /** The session's prompts as `/rewind` lists them (none when the surface records no session). */
+  rewind_points(): Promise<RewindPoint[]>;
+  /** Rewinds the session, or redoes the last rewind (see `SessionHost.rewind`). */
+  rewind(request: RewindRequest): Promise<RewindOutcome>;
 }
 
 /**

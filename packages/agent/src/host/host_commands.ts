@@ -28,6 +28,8 @@ export function host_command_context(
     set_model: (model) => host.set_model(live.id, model),
     models: () => host.models(),
     sessions: () => host.list(),
+    rewind_points: () => host.rewind_points(live.id),
+    rewind: (request) => host.rewind(live.id, request),
   };
 }
 

@@ -250,6 +250,14 @@ export class LiveSession {
     return texts;
   }
 
+  /**
+   * Forgets the last run as loaded: after a rewind, the next prompt is no retry of it, whatever
+   * its input.
+   */
+  forget_last_run(): void {
+    this.#last_run = null;
+  }
+
   /** Empties the queue and the steering text. */
   drop_queue(): void {
     this.#queue = [];
@@ -366,6 +374,16 @@ export class LiveSession {
           ...this.#init.tool_context?.(this, turn_id),
           session_id: this.id,
           turn_id,
+        },
+        on_checkpoint: (mark) => {
+          const prompts = this.handle?.state.prompts ?? [];
+          const prompt = prompts.findLastIndex((entry) => entry.run === mark.run) + 1;
+          this.publish('checkpoint.created', {
+            turn_id,
+            checkpoint_id: mark.checkpoint_id,
+            kind: mark.kind,
+            prompt,
+          });
         },
       });
       stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason);

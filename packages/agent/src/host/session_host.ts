@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { empty_usage, type Message } from '@lich/core';
 import { new_session_id, one_line, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from '../agent.js';
+import { rewind_points } from '../checkpoints/rewind_points.js';
+import { rewind_session } from '../checkpoints/rewind_session.js';
+import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 import { PermissionRequests } from '../permissions/permission_requests.js';
 import { session_store_of } from '../session_store_of.js';
 import type { CommandRegistry } from './command_registry.js';
@@ -324,6 +327,48 @@ class Host implements SessionHost {
 
   tools(): ToolInfo[] {
     return host_tools(this.#agent);
+  }
+
+  async rewind_points(session_id: string): Promise<RewindPoint[]> {
+    const live = await this.#session(session_id);
+    if (live.handle === null) return [];
+    return rewind_points(live.handle.state, this.#agent.checkpoint_store());
+  }
+
+  async rewind(session_id: string, request: RewindRequest): Promise<RewindOutcome> {
+    if (typeof request !== 'object' || request === null) {
+      throw new SessionHostError('invalid_argument', 'rewind takes { prompt, scope, dry_run, … }');
+    }
+    const live = await this.#session(session_id);
+    this.#check_open();
+    if (live.busy || live.queued > 0) {
+      throw new SessionHostError(
+        'busy',
+        'a run is in flight: rewind when it has ended (or abort it)',
+      );
+    }
+    if (live.handle === null) {
+      throw new SessionHostError(
+        'unavailable',
+        'this session is not recorded, so it cannot be rewound',
+      );
+    }
+    const outcome = await rewind_session(
+      {
+        store: this.#agent.checkpoint_store(),
+        handle: live.handle,
+        set_history: (history) => {
+          live.history = history;
+        },
+      },
+      request,
+    );
+    if (outcome.status === 'rewound') {
+      live.forget_last_run();
+      live.publish('session.rewound', outcome);
+      live.touch();
+    }
+    return outcome;
   }
 
   async idle(session_id: string): Promise<void> {

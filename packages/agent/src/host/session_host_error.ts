@@ -4,6 +4,8 @@ export type SessionHostErrorCode =
   | 'unknown_request'
   | 'shutting_down'
   | 'invalid_argument'
+  /** The session has a run in flight (a rewind waits for it to end). */
+  | 'busy'
   /** The session exists but cannot be opened: another process holds it, or its file is corrupt. */
   | 'unavailable';
 

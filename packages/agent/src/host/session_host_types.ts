@@ -6,6 +6,7 @@
  * this interface, never on the class, so tests can stand a fake in for it.
  */
 import type { AssistantMessage, Message, ToolPreview, Usage } from '@lich/core';
+import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
 export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
@@ -149,6 +150,18 @@ export interface HostEventPayloads {
     after_count: number;
     error?: string;
   };
+  /**
+   * A checkpoint of the work dir was taken: before the turn's first change (its prompt can be
+   * rewound from now on) or when it ended.
+   */
+  'checkpoint.created': TurnScoped & {
+    checkpoint_id: string;
+    kind: 'before_prompt' | 'after_prompt';
+    /** The prompt's number in the session, as `rewind` takes it. */
+    prompt: number;
+  };
+  /** The session was rewound (or a rewind redone): a client refetches `history`. */
+  'session.rewound': RewindOutcome;
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
@@ -173,6 +186,8 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'usage.update',
   'provider.failover',
   'compaction',
+  'checkpoint.created',
+  'session.rewound',
   'error',
 ];
 
@@ -326,6 +341,20 @@ export interface SessionHost {
   run_command(session_id: string, name: string, args?: string): Promise<CommandResult>;
   models(): ModelInfo[];
   tools(): ToolInfo[];
+  /**
+   * The session's prompts, oldest first, with the files each changed (+/− lines) and whether its
+   * files and conversation can be rewound.
+   */
+  rewind_points(session_id: string): Promise<RewindPoint[]>;
+  /**
+   * Rewinds the session to before a prompt: the conversation and the files (as checkpoints hold
+   * them), or one of them; or redoes the last rewind. A file someone else changed since the agent
+   * left it stops the rewind (`status: 'conflicts'`) unless `on_conflict` says otherwise.
+   * Publishes `session.rewound`. Rejects with `busy` while a run is in flight, `invalid_argument`
+   * for a prompt it does not have, `unavailable` when the session is not recorded or a checkpoint
+   * was pruned.
+   */
+  rewind(session_id: string, request: RewindRequest): Promise<RewindOutcome>;
   /** Resolves when the session has no run in flight and nothing queued. */
   idle(session_id: string): Promise<void>;
   /**
