@@ -111,11 +111,6 @@ export const acp_errors = {
   internal: (message: string): Error => acp.RequestError.internalError(undefined, message),
 };
 
-/** The code of a JSON-RPC error the peer answered with, if `error` is one. */
-export function acp_error_code(error: unknown): number | undefined {
-  return error instanceof acp.RequestError ? error.code : undefined;
-}
-
 /** A terminal running in the client (`terminal/*`). */
 export interface ClientTerminal {
   readonly id: string;

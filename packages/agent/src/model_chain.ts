@@ -33,8 +33,3 @@ export function chain_for_model(
   const base = providers[same_kind] as Readonly<ProviderEntry>;
   return [{ ...base, model }, ...providers.filter((_, index) => index !== same_kind)];
 }
-
-/** How a chain entry is named to people: `provider/model`. */
-export function model_label(entry: Readonly<ProviderEntry>): string {
-  return `${entry.kind}/${entry.model}`;
-}

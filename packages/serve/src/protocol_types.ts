@@ -1,7 +1,8 @@
 /**
  * The data shapes of the Lich serve protocol, as they travel on the wire. Self-contained on
  * purpose: a desktop app or an editor plugin imports these types without pulling in the agent.
- * The server checks at compile time that the host's types fit these (see `server_connection.ts`).
+ * The server checks at compile time that the host's event payloads fit these (see `serve_core.ts`);
+ * method params are checked at run time by each handler (`method_handlers.ts`).
  */
 
 /** Token counts of one model call, or a sum of them. */

@@ -13,7 +13,7 @@ import type {
 import { add_usage, empty_usage, one_line } from '@lich/core';
 import { error_text } from './errors.js';
 import type { SessionHandle } from './handle.js';
-import type { SessionRecordInput } from './records.js';
+import { RUN_INPUT_LIMIT, type SessionRecordInput } from './records.js';
 import { common_prefix, same_message } from './same_message.js';
 
 /** Anything events can be heard from, such as `AgentEmitter`. */
@@ -31,9 +31,6 @@ export interface RecorderOptions {
   /** Written as the `request_id` of the runs' `run_start` records (the prompt's client id). */
   request_id?: string;
 }
-
-/** How long the `input` of a `run_start` record may be, in characters. */
-export const RUN_INPUT_LIMIT = 200;
 
 const DEFAULT_WARNINGS = 3;
 

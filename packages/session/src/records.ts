@@ -230,3 +230,6 @@ export function stamp_record(record: SessionRecordInput, at: string): SessionRec
 export function record_line(record: SessionRecord): string {
   return `${JSON.stringify(record)}\n`;
 }
+
+/** How long the `input` of a `run_start` record may be, in characters. */
+export const RUN_INPUT_LIMIT = 200;

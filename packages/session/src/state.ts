@@ -1,7 +1,7 @@
 import type { AssistantMessage, Message, ToolMessage, Usage } from '@lich/core';
 import { add_usage, empty_usage, one_line } from '@lich/core';
-import { RUN_INPUT_LIMIT } from './recorder.js';
 import type { SessionRecord, SessionStartRecord } from './records.js';
+import { RUN_INPUT_LIMIT } from './records.js';
 
 /** One prompt (one run) of the session, as a rewind lists it. */
 export interface PromptMark {

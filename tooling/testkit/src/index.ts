@@ -47,13 +47,6 @@ export {
   provider_harness,
   WEATHER_TOOL,
 } from './provider_harness.js';
-export {
-  type RecordedToolCall,
-  type RecordingToolRunner,
-  recording_tool_runner,
-  type ToolHandler,
-  type ToolHandlerResult,
-} from './recording_tool_runner.js';
 export { type RenderContext, type RenderedResponse, sse_event } from './render.js';
 export { type Requirement, require_or_skip } from './requirement.js';
 export type {

@@ -1,4 +1,4 @@
-import { DEFAULT_API_KEY_ENVS, DEFAULT_MODELS, type ProviderEntry } from './config_schema.js';
+import { DEFAULT_MODELS, type ProviderEntry } from './config_schema.js';
 
 /** The Ollama address used when `OLLAMA_HOST` is not set. */
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
@@ -180,9 +180,4 @@ export async function detect_env_providers(
     }
   }
   return { providers, source: names.length > 0 ? names.join(', ') : 'none' };
-}
-
-/** The kind's default API key variable, when it has one. */
-export function default_api_key_env(kind: string): string | undefined {
-  return DEFAULT_API_KEY_ENVS[kind];
 }
