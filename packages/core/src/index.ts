@@ -56,4 +56,3 @@ export type {
 export { add_usage, empty_usage } from './usage.js';
 export type { JsonParseResult } from './util.js';
 export { safe_json_parse, truncate_text } from './util.js';
-export { watch_abort } from './watch_abort.js';

@@ -169,9 +169,9 @@ describe('run_conversation', () => {
       { max_turns: 2, signal },
     );
     expect(outcome.final).toBe('done');
-    // every watch of the run's signal shares one listener (see `watch_abort`)
-    expect(most).toBe(1);
-    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    // the turn's many parallel calls race one latch on the run's signal, not a listener each
+    expect(most).toBeLessThanOrEqual(2);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('runs the calls one after another when parallel_tools is false', async () => {

@@ -1,5 +1,3 @@
-import { watch_abort } from './watch_abort.js';
-
 /** How a promise raced against an abort signal settled. */
 export type RaceOutcome<T> = { aborted: false; value: T } | { aborted: true };
 
@@ -21,7 +19,9 @@ export function race_abort<T>(
     return Promise.resolve({ aborted: true });
   }
   return new Promise((resolve, reject) => {
-    const unwatch = watch_abort(signal, () => resolve({ aborted: true }));
+    const on_abort = () => resolve({ aborted: true });
+    signal.addEventListener('abort', on_abort, { once: true });
+    const unwatch = () => signal.removeEventListener('abort', on_abort);
     promise.then(
       (value) => {
         unwatch();
@@ -54,9 +54,10 @@ export interface AbortLatch {
 export function abort_latch(signal: AbortSignal | undefined): AbortLatch {
   if (signal === undefined) return { promise: new Promise(() => {}), dispose: () => {} };
   if (signal.aborted) return { promise: Promise.resolve({ aborted: true }), dispose: () => {} };
-  let dispose = () => {};
+  let on_abort = () => {};
   const promise = new Promise<{ aborted: true }>((resolve) => {
-    dispose = watch_abort(signal, () => resolve({ aborted: true }));
+    on_abort = () => resolve({ aborted: true });
+    signal.addEventListener('abort', on_abort, { once: true });
   });
-  return { promise, dispose };
+  return { promise, dispose: () => signal.removeEventListener('abort', on_abort) };
 }

@@ -7,7 +7,7 @@ import type {
   ToolRunContext,
   ToolRunner,
 } from '@lich/core';
-import { truncate_text, watch_abort } from '@lich/core';
+import { truncate_text } from '@lich/core';
 import { nearest_names } from './nearest_names.js';
 import type { ToolRegistry } from './registry.js';
 import { Sandbox } from './sandbox/sandbox.js';
@@ -155,18 +155,8 @@ export class ToolExecutor implements ToolRunner {
         return this.#finish({ ok: false, output: parsed.error, error: parsed.error }, started);
       }
 
-      // The run's abort reaches the call's own controller through a watch stopped when the call
-      // ends, rather than `AbortSignal.any`, whose dependent signal per call outlives it.
-      const run_signal = context.signal;
-      const stop = new CallStop();
-      let unwatch: (() => void) | undefined;
-      if (run_signal?.aborted) stop.abort(run_signal.reason);
-      else if (run_signal) unwatch = watch_abort(run_signal, () => stop.abort(run_signal.reason));
-      try {
-        return await this.#call(tool, name, json_schema, parsed.args, context, stop, started);
-      } finally {
-        unwatch?.();
-      }
+      const stop = new CallStop(context.signal);
+      return await this.#call(tool, name, json_schema, parsed.args, context, stop, started);
     } catch (error) {
       // nothing above should throw; this is the last line of the never-throw contract
       const reason = `internal error running '${name}': ${message_of(error)}`;
@@ -342,43 +332,42 @@ export class ToolExecutor implements ToolRunner {
 }
 
 /**
- * How one call is stopped: the signal the tool sees, and `race`, which settles with `stopped` once
- * it fires. Only the executor aborts it (the run's abort, the time limit), so the race is settled
- * there directly rather than through one more listener on the signal. The `AbortController`
- * behind the signal is made when the signal is first read (aborted already when the call was
- * stopped before): a call whose tool never looks at it costs none.
+ * How one call is stopped: the signal the tool sees (the run's abort or the call's time limit,
+ * joined with `AbortSignal.any`), and `race`, which settles with `stopped` once it fires.
  */
 class CallStop {
-  #controller: AbortController | undefined;
-  #reason: unknown;
-  /** Whether `abort` was called. */
-  aborted = false;
-  /** Settles the race in progress with `stopped`. */
-  #on_stop: ((settled: Settled) => void) | undefined;
+  readonly #controller = new AbortController();
+  /** Fires on the run's abort or on the call's own stop (its timeout), whichever comes first. */
+  readonly signal: AbortSignal;
 
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
+  constructor(run_signal: AbortSignal | undefined) {
+    this.signal =
+      run_signal === undefined
+        ? this.#controller.signal
+        : AbortSignal.any([run_signal, this.#controller.signal]);
   }
 
-  /** What `running` settles with, or `stopped` if `abort` comes first (at once when it came). */
+  /** Whether the call was stopped. */
+  get aborted(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** What `running` settles with, or `stopped` if the signal fires first (at once when it did). */
   race(running: Promise<Settled>): Promise<Settled> {
     if (this.aborted) return Promise.resolve(STOPPED);
     return new Promise<Settled>((resolve) => {
-      this.#on_stop = resolve;
-      running.then(resolve);
+      const on_abort = () => resolve(STOPPED);
+      this.signal.addEventListener('abort', on_abort, { once: true });
+      running.then((settled) => {
+        this.signal.removeEventListener('abort', on_abort);
+        resolve(settled);
+      });
     });
   }
 
+  /** Stops the call (its timeout). */
   abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-    this.#on_stop?.(STOPPED);
+    this.#controller.abort(reason);
   }
 }
 
