@@ -171,6 +171,22 @@ describe('read_file', () => {
     expect(process.memoryUsage().rss).toBeLessThan(1024 ** 3);
   });
 
+  it('stops a long scan at the abort, between chunks', async () => {
+    // 3 MB of text: more than one chunk, and an offset past the end makes read_file scan it all
+    const row = `${'x'.repeat(99)}\n`;
+    await writeFile(join(work, 'long.log'), row.repeat(30_000));
+    const controller = new AbortController();
+    controller.abort(new Error('stopped by the user'));
+    const scan = read_file_tool.execute(
+      { path: 'long.log', offset: 1_000_000 },
+      { work_dir: work, signal: controller.signal } as Parameters<typeof read_file_tool.execute>[1],
+    );
+    await expect(scan).rejects.toThrow('stopped by the user');
+    // without the abort the same scan reaches the end and says so
+    const done = await run('read_file', { path: 'long.log', offset: 1_000_000 });
+    expect(done.output).toContain('which has 30000 lines');
+  });
+
   it('stops before the output limit and says where to continue', async () => {
     const small = new ToolExecutor(executor.registry, { work_dir: work, max_output_chars: 2_000 });
     const lines = Array.from({ length: 500 }, (_, index) => `row ${index + 1} ${'-'.repeat(40)}`);

@@ -21,7 +21,6 @@ export { apply_exact_edit, unified_diff } from './fs/exact_edit.js';
 export { glob_tool } from './fs/glob.js';
 export type { GuardedPath, GuardOptions, GuardResult } from './fs/guard.js';
 export {
-  is_plain_relative_path,
   PathGuardError,
   require_in_work_dir,
   resolve_in_work_dir,

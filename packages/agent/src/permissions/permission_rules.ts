@@ -1,5 +1,4 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { is_plain_relative_path } from '@lich/tools';
 import { command_parts } from './command_parts.js';
 
 /** What a rule does when it matches. */
@@ -121,7 +120,6 @@ function normalise_command(command: string): string {
 
 /** The path as rules see it: relative to `work_dir`, with `/`; null when outside it. */
 export function rule_path(path: string, work_dir: string): string | null {
-  if (is_plain_relative_path(path)) return path;
   const absolute = isAbsolute(path) ? path : resolve(work_dir, path);
   const inside = relative(resolve(work_dir), absolute);
   if (inside === '') return '.';

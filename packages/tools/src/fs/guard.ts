@@ -96,9 +96,7 @@ export function resolve_in_work_dir_sync(
   const shown = path === '' ? '.' : path;
 
   let lexical: string | undefined;
-  if (is_plain_relative_path(path)) {
-    lexical = path; // what `relative(root, resolve(root, path))` gives, without the string work
-  } else if (isAbsolute(path)) {
+  if (isAbsolute(path)) {
     // an absolute path may be written against the work dir as configured or as its real path
     for (const base of [resolve(work_dir), root]) {
       const inside = relative(base, resolve(path));
@@ -159,20 +157,6 @@ export function real_work_dir(work_dir: string): string {
   if (real_work_dirs.size >= 64) real_work_dirs.clear();
   real_work_dirs.set(work_dir, { real, until: now + WORK_DIR_TTL_MS });
   return real;
-}
-
-/**
- * Whether `path` is relative and plain, on a system whose separator is `/`: no empty, `.` or `..`
- * part and no leading `/`. Such a path is its own normal form, relative to any folder: the
- * `path.resolve`/`path.relative` round trip, which scans the whole absolute path a few times,
- * gives it back unchanged.
- */
-export function is_plain_relative_path(path: string): boolean {
-  if (sep !== '/' || path === '') return false;
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.' || part === '..') return false;
-  }
-  return true;
 }
 
 /** `relative(root, path)` for a normalised `path`, by slicing when it lies under `root`. */

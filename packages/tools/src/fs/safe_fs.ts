@@ -188,13 +188,6 @@ export interface OpenedFile {
   size: number;
 }
 
-/** An open file inside the work dir, as a descriptor. The caller closes `fd` (`closeSync`). */
-export interface OpenedDescriptor {
-  fd: number;
-  guarded: GuardedPath;
-  size: number;
-}
-
 /**
  * Opens a regular file inside `work_dir` for reading.
  *
@@ -281,73 +274,4 @@ function check_opened(
   }
   if (!opened.isFile()) throw new PathGuardError(`'${shown}' is not a regular file`);
   return opened.size;
-}
-
-/**
- * `open_in_work_dir` with synchronous calls, giving a descriptor: opening a small file through
- * the thread pool costs far more than reading it. The contract is `open_in_work_dir`'s.
- */
-export function open_descriptor_in_work_dir(work_dir: string, path: string): OpenedDescriptor {
-  return open_name_in_work_dir(work_dir, path) ?? open_guarded_descriptor(work_dir, path);
-}
-
-/**
- * The common case in three system calls and little else: a plain name in the work dir itself
- * (`README.md`: no folder, nothing to follow on the way), opened without following a link and
- * taken only when it is a regular file that Linux's `/proc` places at exactly `<work dir>/<name>`.
- * Anything else (a link, a folder, a FIFO, nothing there, another system) is closed again and left
- * to the guard, which says why in its own words; undefined then.
- */
-function open_name_in_work_dir(work_dir: string, path: string): OpenedDescriptor | undefined {
-  if (
-    process.platform !== 'linux' ||
-    path === '' ||
-    path === '.' ||
-    path === '..' ||
-    path.includes('/') ||
-    path.includes('\0')
-  ) {
-    return undefined;
-  }
-  let root: string;
-  let full: string;
-  let fd: number;
-  try {
-    root = real_work_dir(work_dir);
-    full = root === '/' ? `/${path}` : `${root}/${path}`;
-    fd = openSync(full, READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (stats.isFile() && opened_path(fd) === full) {
-      return {
-        fd,
-        guarded: { ok: true, path: full, relative: path, work_dir: root, exists: true },
-        size: stats.size,
-      };
-    }
-  } catch {
-    // the guard below says what is wrong
-  }
-  closeSync(fd);
-  return undefined;
-}
-
-/** `open_descriptor_in_work_dir` through the whole guard. */
-function open_guarded_descriptor(work_dir: string, path: string): OpenedDescriptor {
-  const { guarded, before, shown } = regular_file_in_work_dir(work_dir, path);
-  let fd: number;
-  try {
-    fd = openSync(guarded.path, READ_FLAGS);
-  } catch (error) {
-    throw open_failure(error, shown);
-  }
-  try {
-    return { fd, guarded, size: check_opened(fd, fstatSync(fd), before, guarded, shown) };
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
 }
