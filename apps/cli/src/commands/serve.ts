@@ -5,9 +5,9 @@ import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { on_interrupt } from '../interrupt.js';
+import { make_agent, report_no_provider } from '../make_agent.js';
 import { UsageError } from '../usage_error.js';
 import { version } from '../version.js';
-import { make_agent, report_no_provider } from './run.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 

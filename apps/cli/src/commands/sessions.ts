@@ -11,15 +11,16 @@ import {
   parse_command_args,
   string_option,
 } from '../args.js';
+import { chat_loop, open_chat_session } from '../chat_loop.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
+import { execute_task } from '../execute_task.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
+import { make_agent, report_no_provider } from '../make_agent.js';
 import { output_settings } from '../output_settings.js';
 import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
-import { chat_loop, open_chat_session } from './chat.js';
-import { execute_task, make_agent, report_no_provider } from './run.js';
 
 const SUBCOMMANDS = ['list', 'show', 'resume', 'search', 'export', 'repair'];
 
