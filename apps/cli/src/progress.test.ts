@@ -40,7 +40,7 @@ const call = { id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' };
 
 function run_events(view: ProgressView): void {
   const events: AgentEvent[] = [
-    { type: 'llm_start', turn: 1, grace: false },
+    { type: 'llm_start', turn: 1, grace: false, context_tokens: 0 },
     { type: 'llm_delta', turn: 1, delta: { kind: 'reasoning', text: 'hmm' } },
     { type: 'llm_delta', turn: 1, delta: { kind: 'text', text: 'Let me look.' } },
     {
@@ -63,7 +63,7 @@ function run_events(view: ProgressView): void {
       },
       message: { role: 'tool', tool_call_id: 'c1', content: 'no such file' },
     },
-    { type: 'llm_start', turn: 2, grace: false },
+    { type: 'llm_start', turn: 2, grace: false, context_tokens: 0 },
     { type: 'llm_delta', turn: 2, delta: { kind: 'text', text: 'It is ' } },
     { type: 'llm_delta', turn: 2, delta: { kind: 'text', text: 'missing.' } },
     {

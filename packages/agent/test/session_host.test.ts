@@ -79,6 +79,41 @@ describe('SessionHost', () => {
     expect(types).toContain('usage.update');
   });
 
+  it("usage.update's context gauge is core's estimate, and drops after a compaction (H3)", async () => {
+    const chat = scripted_chat(async (call) =>
+      // the summary call offers no tools; the answers are long so the history fills up
+      call.tools.length === 0 ? 'short summary' : `long answer ${'z'.repeat(4_000)}`,
+    );
+    const { host } = await host_with(chat, {
+      config: {
+        context_window: 8_000,
+        compression: { enabled: true, threshold: 0.5, keep_recent: 2 },
+      },
+    });
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const gauges: { tokens: number; compacted: boolean }[] = [];
+    for (const prompt of ['one', 'two', 'three', 'four', 'five']) {
+      const done = seen.next('turn.completed');
+      const compactions = seen.of('compaction').length;
+      await host.prompt(session_id, prompt);
+      await done;
+      const update = seen.of('usage.update').at(-1);
+      gauges.push({
+        tokens: (update?.payload as { context_tokens: number }).context_tokens,
+        compacted: seen.of('compaction').length > compactions,
+      });
+    }
+    // it rises with each long answer
+    expect(gauges[1]?.tokens).toBeGreaterThan(gauges[0]?.tokens as number);
+    // and in the turn that compacted it shows the compacted history, under the threshold that
+    // triggered the compaction (the old gauge kept counting the history from before it)
+    const compacted = gauges.filter((gauge) => gauge.compacted);
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const gauge of compacted) expect(gauge.tokens).toBeLessThan(4_000);
+  });
+
   it('replays k+1… exactly once to a subscriber that resubscribes after seq k', async () => {
     const chat = scripted_chat((call) => `answer to ${last_user(call)}`);
     const { host } = await host_with(chat, { coalesce_ms: 0 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AgentEmitter, type AgentEvent } from './events.js';
 
-const event: AgentEvent = { type: 'llm_start', turn: 1, grace: false };
+const event: AgentEvent = { type: 'llm_start', turn: 1, grace: false, context_tokens: 0 };
 
 describe('AgentEmitter', () => {
   it('delivers events in order and stops after a listener is removed', () => {

@@ -24,6 +24,11 @@ export interface LlmStartEvent {
   type: 'llm_start';
   turn: number;
   grace: boolean;
+  /**
+   * The estimated tokens of the history this call starts from, tool definitions included (core's
+   * `TokenCounter`; the figure compression is decided on, so it drops after a compaction).
+   */
+  context_tokens: number;
 }
 
 /** A streamed piece of the model's text or reasoning. */

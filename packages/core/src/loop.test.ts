@@ -14,6 +14,7 @@ import {
 } from '../test/support.js';
 import { AgentEmitter, type AgentEvent } from './events.js';
 import { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
+import { estimate_tokens } from './tokens.js';
 import type { ChatFn, Message, ToolMessage } from './types.js';
 
 const ASK: Message[] = [{ role: 'user', content: 'what is 2 + 3?' }];
@@ -391,6 +392,8 @@ describe('run_conversation', () => {
         type: 'llm_start',
         turn: 3,
         grace: true,
+        // the grace call offers no tools: only the history counts
+        context_tokens: estimate_tokens(outcome.messages.slice(0, -1)),
       });
     });
 
@@ -755,6 +758,12 @@ describe('run_conversation', () => {
       );
       expect(chat.calls[1]?.messages).toEqual(replayed);
       expect(replayed[2]?.content).toMatch(/^Summary of earlier conversation:/);
+      // one estimate: llm_start reports the compressed request, as compression counted it
+      const start = events.find((event) => event.type === 'compress_start');
+      const call = events.find((event) => event.type === 'llm_start');
+      if (start?.type !== 'compress_start' || call?.type !== 'llm_start') throw new Error('events');
+      expect(call.context_tokens).toBe(estimate_tokens(replayed));
+      expect(call.context_tokens).toBeLessThan(start.estimated_tokens / 2);
       expect(end.after_count).toBe(replayed.length);
       expect(history_problems(outcome.messages)).toEqual([]);
       expect(outcome.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'sys' }, seed[0]]);

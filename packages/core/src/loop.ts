@@ -8,6 +8,7 @@ import type { AgentEmitter, AgentEvent, StoppedReason } from './events.js';
 import { compress_history, compression_settings } from './loop_compression.js';
 import { race_abort } from './race_abort.js';
 import { seed_system_prompt } from './seed_system_prompt.js';
+import { estimate_definition_tokens, TokenCounter } from './tokens.js';
 import { run_tool_calls } from './tool_calls.js';
 import type {
   ChatDelta,
@@ -130,16 +131,22 @@ export async function run_conversation(
   const { max_turns, signal } = params;
   const emit = (event: AgentEvent): void => emitter?.emit(event);
   const offered = new Set(definitions.map((definition) => definition.name));
-  const compression = compression_settings(params, definitions);
+  // one estimate of the context for the whole run: it decides compression and is what
+  // `llm_start` reports, so a client's gauge is the figure that triggers compression
+  const gauge = {
+    counter: new TokenCounter(),
+    definition_tokens: estimate_definition_tokens(definitions),
+  };
+  const compression = compression_settings(params, gauge);
   let messages = seed_system_prompt(seed, params.system_prompt);
-  compression?.counter.reset(messages);
+  gauge.counter.reset(messages);
   let retry_compression_at = 0;
   let turns_used = 0;
   let last_result: ChatResult | null = null;
 
   const append = (message: Message): void => {
     messages.push(message);
-    compression?.counter.add(message);
+    gauge.counter.add(message);
   };
   const finish = (stopped_reason: StoppedReason, final: string | null): LoopOutcome => {
     emit({ type: 'run_end', stopped_reason, turns_used, final, messages });
@@ -182,7 +189,12 @@ export async function run_conversation(
       const request: readonly Message[] = grace
         ? [...messages, { role: 'user', content: instruction }]
         : messages;
-      emit({ type: 'llm_start', turn, grace });
+      emit({
+        type: 'llm_start',
+        turn,
+        grace,
+        context_tokens: gauge.counter.tokens + (grace ? 0 : gauge.definition_tokens),
+      });
       const started = performance.now();
       const result = await call_model(
         chat,

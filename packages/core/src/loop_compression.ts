@@ -9,14 +9,15 @@ import {
 } from './compressor.js';
 import type { AgentEvent } from './events.js';
 import type { LoopParams } from './loop.js';
-import { estimate_definition_tokens, TokenCounter } from './tokens.js';
-import type { ChatFn, Message, ToolDefinition } from './types.js';
+import type { TokenCounter } from './tokens.js';
+import type { ChatFn, Message } from './types.js';
 
 /** A run's compression settings with defaults applied (internal to the loop). */
 export interface CompressionSettings {
   context_window: number;
   threshold: number;
   keep_recent: number;
+  /** The tokens the tool definitions take in each request (the run's one estimate of them). */
   definition_tokens: number;
   /** The running estimate of the history, so the per-turn check does not rescan it. */
   counter: TokenCounter;
@@ -28,7 +29,7 @@ export interface CompressionSettings {
  */
 export function compression_settings(
   params: LoopParams,
-  definitions: readonly ToolDefinition[],
+  gauge: { counter: TokenCounter; definition_tokens: number },
 ): CompressionSettings | null {
   const { context_window, compression = {} } = params;
   if (context_window === undefined || compression.enabled === false) return null;
@@ -36,8 +37,8 @@ export function compression_settings(
     context_window,
     threshold: compression.threshold ?? DEFAULT_COMPRESS_THRESHOLD,
     keep_recent: compression.keep_recent ?? DEFAULT_KEEP_RECENT,
-    definition_tokens: estimate_definition_tokens(definitions),
-    counter: new TokenCounter(),
+    definition_tokens: gauge.definition_tokens,
+    counter: gauge.counter,
   };
 }
 

@@ -118,7 +118,7 @@ describe('SessionRecorder', () => {
     const events = run_events(
       [SYSTEM, { role: 'user', content: 'Summarise a.txt and b.txt\nplease' }],
       [
-        { type: 'llm_start', turn: 1, grace: false },
+        { type: 'llm_start', turn: 1, grace: false, context_tokens: 0 },
         llm_end(1, call, 100, 20),
         tool_end(1, tool('a', 'alpha')),
         tool_end(1, tool('b', 'beta')),

@@ -163,7 +163,7 @@ describe('PluginHost', () => {
     );
     const emitter = new AgentEmitter();
     emitter.on(host.listener);
-    const event: AgentEvent = { type: 'llm_start', turn: 1, grace: false };
+    const event: AgentEvent = { type: 'llm_start', turn: 1, grace: false, context_tokens: 0 };
     emitter.emit(event);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(heard).toEqual(['llm_start']);

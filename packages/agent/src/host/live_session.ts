@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { add_usage, empty_usage, type Message, type Usage } from '@lich/core';
+import { add_usage, empty_usage, estimate_tokens, type Message, type Usage } from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import {
   is_retry_of,
@@ -71,18 +71,6 @@ function stop_reason_of(stopped: string, finish_reason: string | undefined): Tur
   if (stopped === 'budget') return 'max_turns';
   if (stopped === 'error') return 'error';
   return finish_reason === 'content_filter' ? 'refusal' : 'end_turn';
-}
-
-function approx_tokens(messages: readonly Message[]): number {
-  let chars = 0;
-  for (const message of messages) {
-    chars += message.content.length;
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? [])
-        chars += call.name.length + call.arguments.length;
-    }
-  }
-  return Math.ceil(chars / 4);
 }
 
 /**
@@ -353,14 +341,16 @@ export class LiveSession {
         session: this.handle ?? false,
         ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
         on_event: (event) => {
-          if (event.type === 'run_start') seen.context_tokens = approx_tokens(event.messages);
+          // the gauge starts from the loop's own estimate of each request (the figure that
+          // decides compression, so it drops after a compaction) and adds what the run appends
+          if (event.type === 'llm_start') seen.context_tokens = event.context_tokens;
           else if (event.type === 'run_end') seen.messages = event.messages;
           else if (event.type === 'llm_end') {
             seen.finish_reason = event.finish_reason;
-            seen.context_tokens += approx_tokens([event.message]);
+            seen.context_tokens += estimate_tokens([event.message]);
           } else if (event.type === 'tool_call_end') {
-            seen.context_tokens += approx_tokens([event.message]);
-          } else if (event.type === 'steer') seen.context_tokens += approx_tokens(event.messages);
+            seen.context_tokens += estimate_tokens([event.message]);
+          } else if (event.type === 'steer') seen.context_tokens += estimate_tokens(event.messages);
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
