@@ -101,7 +101,7 @@ describe('SessionHost', () => {
       await done;
       const update = seen.of('usage.update').at(-1);
       gauges.push({
-        tokens: (update?.payload as { context_tokens: number }).context_tokens,
+        tokens: (update?.payload as { context_tokens: number } | undefined)?.context_tokens ?? -1,
         compacted: seen.of('compaction').length > compactions,
       });
     }

@@ -177,10 +177,10 @@ describe('read_file', () => {
     await writeFile(join(work, 'long.log'), row.repeat(30_000));
     const controller = new AbortController();
     controller.abort(new Error('stopped by the user'));
-    const scan = read_file_tool.execute(
-      { path: 'long.log', offset: 1_000_000 },
-      { work_dir: work, signal: controller.signal } as Parameters<typeof read_file_tool.execute>[1],
-    );
+    const scan = read_file_tool.execute({ path: 'long.log', offset: 1_000_000 }, {
+      work_dir: work,
+      signal: controller.signal,
+    } as Parameters<typeof read_file_tool.execute>[1]);
     await expect(scan).rejects.toThrow('stopped by the user');
     // without the abort the same scan reaches the end and says so
     const done = await run('read_file', { path: 'long.log', offset: 1_000_000 });
