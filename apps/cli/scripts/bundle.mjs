@@ -14,7 +14,7 @@
 // `--if-stale` makes them only when one is missing or stale by the loader's own rule
 // (`fresh_manifest` in `src/bundle_loader.cts`): what the test suite's global setup and the
 // benches run, so the rule is written once.
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,9 @@ const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 const OUT_DIR = join(CLI_DIR, 'dist', 'bundle');
 /** Every bundle this script makes: the CLI's and the TUI's. */
 const BUNDLE_DIRS = [OUT_DIR, join(CLI_DIR, 'dist', 'tui')];
+
+// `dist/bin.cjs` runs by itself (a link to it on PATH is a `lich` command from a clone, C42)
+await chmod(join(CLI_DIR, 'dist', 'bin.cjs'), 0o755);
 
 if (process.argv.includes('--if-stale')) {
   let fresh = false;

@@ -3,9 +3,13 @@
  * run here against the testkit fakes, each row of the Commands table is checked against the
  * command's --help, and `lich --help` lists the commands and options the READMEs list.
  */
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, request as http_request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
   type FakeServer,
   start_anthropic_server,
@@ -14,7 +18,10 @@ import {
   start_openai_server,
 } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/help.js';
 import { make_sandbox, request_body, run_lich, type Sandbox } from './helpers.js';
+
+const exec_file = promisify(execFile);
 
 const CLI_README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const ROOT_README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
@@ -339,5 +346,56 @@ describe('lich --help and the READMEs list the same commands and options', () =>
     // --help and --version stand in the commands table's last row
     for (const option of ['--help', '--version']) readme_options.add(option);
     expect([...readme_options].sort()).toEqual([...help_options].sort());
+  });
+});
+
+describe('the root README is whole (C42, #30)', () => {
+  const root_dir = new URL('../../../', import.meta.url);
+
+  it('its packages table names every package of the workspace', () => {
+    const names: string[] = [];
+    for (const group of ['packages', 'apps', 'tooling']) {
+      for (const entry of readdirSync(new URL(`${group}/`, root_dir))) {
+        const manifest = new URL(`${group}/${entry}/package.json`, root_dir);
+        if (existsSync(manifest)) names.push(JSON.parse(readFileSync(manifest, 'utf8')).name);
+      }
+    }
+    names.push(JSON.parse(readFileSync(new URL('bench/package.json', root_dir), 'utf8')).name);
+    const rows = table_rows(section(ROOT_README, 'Packages')).filter((row) => row[0] !== 'package');
+    const listed = rows.map((row) => /`(@lich\/[a-z-]+)`/.exec(row[0] ?? '')?.[1]);
+    expect(listed.sort()).toEqual(names.sort());
+    // the CLI's row names every command
+    const cli_row = rows.find((row) => row[0]?.includes('`@lich/cli`'))?.[1] ?? '';
+    for (const command of COMMANDS) expect(cli_row).toContain(`\`${command}\``);
+  });
+
+  it('has one config table, the same as the CLI README, with every key of the schema', () => {
+    const config_table = (text: string) =>
+      table_rows(section(text, 'Configuration')).filter(
+        (row) => row.length === 4 && row[0] !== 'key',
+      );
+    const root_rows = config_table(ROOT_README);
+    expect(root_rows).toEqual(config_table(CLI_README));
+    const schema = JSON.parse(
+      readFileSync(new URL('packages/agent/config.schema.json', root_dir), 'utf8'),
+    ) as { properties: Record<string, unknown> };
+    const keys = new Set(root_rows.map((row) => /^`([a-z_]+)/.exec(row[0] ?? '')?.[1]));
+    for (const key of Object.keys(schema.properties)) {
+      if (key !== '$schema') expect(keys, key).toContain(key);
+    }
+  });
+
+  it('says how to get a lich command from a clone before its examples use one', async () => {
+    const first_example = ROOT_README.indexOf('\nlich ');
+    const link = ROOT_README.indexOf('ln -s "$PWD/apps/cli/dist/bin.cjs"');
+    expect(link).toBeGreaterThan(-1);
+    expect(link).toBeLessThan(first_example);
+    // and the link works: the built bin runs by itself
+    const bin = fileURLToPath(new URL('apps/cli/dist/bin.cjs', root_dir));
+    const linked = join(sandbox.home, 'bin', 'lich');
+    mkdirSync(dirname(linked), { recursive: true });
+    symlinkSync(bin, linked);
+    const { stdout } = await exec_file(linked, ['--version'], { cwd: sandbox.work_dir });
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 });

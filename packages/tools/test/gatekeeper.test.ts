@@ -136,7 +136,9 @@ describe('gatekeeper git_commit', () => {
     expect(blocked.output).toMatch(/git_commit/);
     expect(git('rev-list', '--count', 'HEAD')).toBe('1');
     const quoted = await tools.execute('terminal', { command: 'echo "git commit"' });
-    expect(quoted).toMatchObject({ ok: true, output: 'git commit\n[exit code 0]' });
+    expect(quoted.ok).toBe(true);
+    // without bubblewrap a note about the missing sandbox follows the exit code
+    expect(quoted.output).toMatch(/^git commit\n\[exit code 0\]/);
 
     const open = await executor({ block_terminal_commits: false });
     const allowed = await open.execute('terminal', {
