@@ -136,8 +136,7 @@ export async function execute_task(
     if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     stream?.end(document);
     context.say(`${context.err.red('lich:')} ${error_text(error)}`);
-    const { failure_hints } = await import('./failure_hints.js');
-    for (const hint of failure_hints(error, agent.config.providers, context.io.env)) {
+    for (const hint of agent.failure_hints(error)) {
       context.say(context.err.dim(hint));
     }
     if (interrupt.signal.aborted) return { code: interrupt.exit_code, transcript: null };

@@ -108,7 +108,10 @@ export function block_lines(block: Block, palette: Palette, width: number): stri
       const error = block.error ? `: ${block.error}` : '';
       const paint = block.stop_reason === 'error' ? palette.red : palette.yellow;
       const mark = block.stop_reason === 'error' ? '✗' : '⊘';
-      return wrap_lines(`${mark} ${text}${error}`, width).map((line) => paint(line));
+      const hints = (block.hints ?? []).flatMap((hint) =>
+        wrap_lines(`  ${hint}`, width).map((line) => palette.dim(line)),
+      );
+      return [...wrap_lines(`${mark} ${text}${error}`, width).map((line) => paint(line)), ...hints];
     }
     case 'expanded': {
       const body = block.diff

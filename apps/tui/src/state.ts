@@ -127,6 +127,11 @@ const OPTION_WORDS: Record<string, string> = {
   cancelled: 'cancelled',
 };
 
+/** The status line's sandbox part from the host's word for it (C46); nothing while unknown. */
+function sandbox_status(kind: string | undefined): { sandboxed?: boolean } {
+  return kind === undefined ? {} : { sandboxed: kind !== 'none' && kind !== 'off' };
+}
+
 function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end'>, at: number) {
   const running = turn.tools.find((tool) => tool.tool_call_id === payload.tool_call_id);
   const tool: ToolView = {
@@ -141,6 +146,13 @@ function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end
     ...(payload.sandboxed === undefined ? {} : { sandboxed: payload.sandboxed }),
   };
   let next = push(state, { kind: 'tool', tool });
+  if (payload.output.trim() !== '') {
+    // Ctrl+O opens what the tool gave the model: a command's output and errors (C15)
+    next = {
+      ...next,
+      expandable: { title: `${payload.name} output`, text: payload.output, diff: false },
+    };
+  }
   if (payload.name === 'edit_file' && payload.ok) {
     const path = (tool.args as { path?: unknown } | null)?.path;
     next = {
@@ -175,7 +187,11 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       return {
         ...state,
         session: event.payload,
-        status: { ...state.status, usage_total: event.payload.usage_total },
+        status: {
+          ...state.status,
+          usage_total: event.payload.usage_total,
+          ...sandbox_status(event.payload.sandbox),
+        },
       };
     case 'turn.started': {
       const { payload } = event;
@@ -301,6 +317,7 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
           kind: 'turn_end',
           stop_reason: payload.stop_reason,
           ...(payload.error === undefined ? {} : { error: payload.error }),
+          ...(payload.hints === undefined ? {} : { hints: payload.hints }),
         });
       }
       return next;
@@ -388,7 +405,11 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         permissions: [],
         queued: [],
         steering: [],
-        status: { ...state.status, usage_total: action.info.usage_total },
+        status: {
+          ...state.status,
+          usage_total: action.info.usage_total,
+          ...sandbox_status(action.info.sandbox),
+        },
       };
       return push(base, ...history_blocks(action.history));
     }
@@ -482,8 +503,20 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
       return state.draft === null ? state : { ...state, draft: null };
     case 'picker_close':
       return { ...state, picker: null };
-    case 'toggle_reasoning':
-      return { ...state, reasoning_expanded: !state.reasoning_expanded };
+    case 'toggle_reasoning': {
+      const expanded = !state.reasoning_expanded;
+      // said on screen: reasoning already printed keeps its look, so the key would seem to do nothing (C45)
+      return push(
+        { ...state, reasoning_expanded: expanded },
+        {
+          kind: 'notice',
+          level: 'info',
+          text: expanded
+            ? 'reasoning: shown in full from now on (Ctrl+T folds it; Ctrl+O opens the last one)'
+            : 'reasoning: folded from now on (Ctrl+T shows it in full)',
+        },
+      );
+    }
     case 'expand': {
       if (state.expandable === null) {
         return push(state, { kind: 'notice', level: 'info', text: 'nothing to expand' });

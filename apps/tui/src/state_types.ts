@@ -46,7 +46,14 @@ export type Block =
   /** A slash command as typed (`args` its words after the name) and what it answered. */
   | { kind: 'command'; id: number; name: string; args?: string; ok: boolean; output: string }
   /** A turn that ended otherwise than with an answer. */
-  | { kind: 'turn_end'; id: number; stop_reason: TurnStopReason; error?: string }
+  | {
+      kind: 'turn_end';
+      id: number;
+      stop_reason: TurnStopReason;
+      error?: string;
+      /** Advice on the error, as the CLI prints it (C44). */
+      hints?: string[];
+    }
   /** Something collapsed before (a diff, reasoning), printed in full on request. */
   | { kind: 'expanded'; id: number; title: string; text: string; diff: boolean }
   /** A checkpoint was taken before prompt `prompt` changed files: it can be rewound. */

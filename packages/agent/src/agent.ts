@@ -12,6 +12,7 @@ import { attach_recorder, type SessionHandle, type SessionRecorder } from '@lich
 import {
   BUILTIN_TOOL_NAMES,
   BUILTIN_TOOLS,
+  probe_sandbox,
   Sandbox,
   ToolExecutor,
   ToolRegistry,
@@ -25,6 +26,7 @@ import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
 import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
+import { failure_hints } from './failure_hints.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
@@ -78,6 +80,8 @@ export class Agent {
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
   #prepared: Promise<Prepared> | undefined;
+  #sandbox_kind: Promise<string> | undefined;
+  #sandbox_known: string | undefined;
   #plugins: Promise<LoadedPlugins | undefined> | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
@@ -395,6 +399,38 @@ export class Agent {
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),
     });
+  }
+
+  /**
+   * How this agent's commands run: `bwrap` or `sandbox-exec` when a sandbox starts here, `none`
+   * when none can, `off` when the config turns it off. Looked up once per process; never rejects.
+   */
+  sandbox_kind(): Promise<string> {
+    if (this.config.sandbox.mode === 'off') return Promise.resolve('off');
+    this.#sandbox_kind ??= probe_sandbox({ env: this.#env as NodeJS.ProcessEnv })
+      .then(
+        (support) => support.kind ?? 'none',
+        () => 'none',
+      )
+      .then((kind) => {
+        this.#sandbox_known = kind;
+        return kind;
+      });
+    return this.#sandbox_kind;
+  }
+
+  /** `sandbox_kind` when it is already known, without waiting; else undefined. */
+  sandbox_kind_now(): string | undefined {
+    return this.config.sandbox.mode === 'off' ? 'off' : this.#sandbox_known;
+  }
+
+  /**
+   * Lines of advice for a failed run, from what failed and this agent's providers and environment:
+   * which variable a refused key is read from, whether a local server runs, how long a provider
+   * asked to wait (`failure_hints`). Every surface shows the same ones. Pure; never throws.
+   */
+  failure_hints(error: unknown): string[] {
+    return failure_hints(error, this.config.providers, this.#env);
   }
 
   /** Stops MCP servers and plugins. Idempotent; never rejects. */

@@ -114,9 +114,20 @@ describe('SessionHost', () => {
     for (const gauge of compacted) expect(gauge.tokens).toBeLessThan(4_000);
   });
 
+  it('says how commands run from the first session.info on, once known (C46)', async () => {
+    const chat = scripted_chat(() => 'ok');
+    const off = await host_with(chat, { config: { sandbox: { mode: 'off' } } });
+    expect((await off.host.create()).sandbox).toBe('off');
+    const { host, agent } = await host_with(chat);
+    const known = await agent.sandbox_kind();
+    expect(['bwrap', 'sandbox-exec', 'none']).toContain(known);
+    expect((await host.create()).sandbox).toBe(known);
+  });
+
   it('replays k+1… exactly once to a subscriber that resubscribes after seq k', async () => {
     const chat = scripted_chat((call) => `answer to ${last_user(call)}`);
-    const { host } = await host_with(chat, { coalesce_ms: 0 });
+    const { host, agent } = await host_with(chat, { coalesce_ms: 0 });
+    await agent.sandbox_kind(); // known before the session starts: no later session.info
     const { session_id } = await host.create();
     const first = collector();
     const subscription = await host.subscribe(session_id, first.listener, { after_seq: 0 });

@@ -80,6 +80,8 @@ export interface WireSessionInfo {
   queued: number;
   approval_mode: WireApprovalMode;
   usage_total: WireUsage;
+  /** How commands run: `bwrap`, `sandbox-exec`, `none` or `off`; absent until known. */
+  sandbox?: string;
 }
 
 interface TurnScoped {
@@ -168,6 +170,8 @@ export interface EventPayloads {
     final: string | null;
     turns_used: number;
     error?: string;
+    /** With `error`, when there is advice: which key variable to check, whether a server runs… */
+    hints?: string[];
   };
   'message.delta': TurnScoped & { text: string };
   'message.completed': TurnScoped & { message: WireAssistantMessage };

@@ -51,7 +51,8 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
       return;
     case 'tool_call_end': {
       const { result } = event;
-      const sandboxed = (result as { sandboxed?: unknown }).sandboxed;
+      // `sandbox` is how a command ran: 'bwrap', 'sandbox-exec', or 'none'; absent for other tools
+      const sandboxed = result.sandbox === undefined ? undefined : result.sandbox !== 'none';
       sink.publish('tool.end', {
         turn_id,
         tool_call_id: event.call.id,

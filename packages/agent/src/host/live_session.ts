@@ -95,6 +95,8 @@ export class LiveSession {
   /** The model asked for with `set_model` (`model` or `provider/model`); absent: the chain's. */
   model_spec: string | undefined;
   usage_total: Usage;
+  /** How commands run here (see `SessionInfo.sandbox`), once the host knows. */
+  sandbox: string | undefined;
   updated: string;
   closed = false;
   readonly #init: LiveSessionInit;
@@ -168,6 +170,7 @@ export class LiveSession {
       queued: this.queued,
       approval_mode: this.approval_mode,
       usage_total: { ...this.usage_total },
+      ...(this.sandbox === undefined ? {} : { sandbox: this.sandbox }),
     };
   }
 
@@ -325,6 +328,7 @@ export class LiveSession {
     let final: string | null = null;
     let turns_used = 0;
     let error: string | undefined;
+    let hints: string[] = [];
     const last_run = this.#last_run;
     this.#last_run = null;
     if (last_run !== null && is_retry_of(last_run, turn.input, turn.client_request_id)) {
@@ -383,6 +387,7 @@ export class LiveSession {
     } catch (caught) {
       stop_reason = signal.aborted ? 'cancelled' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
+      hints = this.agent.failure_hints(caught);
     }
     if (seen.messages !== null) this.history = [...seen.messages];
     const left = this.#steering.splice(0);
@@ -397,6 +402,7 @@ export class LiveSession {
       final,
       turns_used,
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
+      ...(stop_reason === 'error' && hints.length > 0 ? { hints } : {}),
     });
   }
 

@@ -121,7 +121,17 @@ export class LiveSessions {
       on_warning: warn,
     });
     this.#sessions.set(live.id, live);
+    // how commands will run (C46): in the first `session.info` once known (looked up once per
+    // process), else in one more when the look ends; never holds up the start
+    live.sandbox = agent.sandbox_kind_now();
     live.touch();
+    if (live.sandbox === undefined) {
+      void agent.sandbox_kind().then((kind) => {
+        if (live.closed || live.sandbox === kind) return;
+        live.sandbox = kind;
+        live.touch();
+      });
+    }
     return live;
   }
 

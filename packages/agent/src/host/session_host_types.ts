@@ -51,6 +51,11 @@ export interface SessionInfo {
   approval_mode: ApprovalMode;
   /** The session's summed usage so far. */
   usage_total: Usage;
+  /**
+   * How commands run here: `bwrap` or `sandbox-exec` (sandboxed), `none` (no sandbox can start),
+   * `off` (`sandbox.mode: off`). Absent until the host has looked; a `session.info` follows then.
+   */
+  sandbox?: string;
 }
 
 /** A turn-scoped payload names its turn. */
@@ -76,6 +81,8 @@ export interface HostEventPayloads {
     turns_used: number;
     /** Set when `stop_reason` is `error`: the provider's message. */
     error?: string;
+    /** With `error`, when there is advice: which key variable to check, whether a server runs… */
+    hints?: string[];
   };
   /** Answer text, coalesced (about 30 per second per session). */
   'message.delta': TurnScoped & { text: string };

@@ -1,4 +1,4 @@
-import type { ProviderEntry } from '@lich/agent';
+import type { ProviderEntry } from './config/config_schema.js';
 
 /** What a failed model call looks like, as far as the hints need. */
 interface Failure {

@@ -1,0 +1,102 @@
+/**
+ * The TUI's small promises, in a real terminal (tmux): a refused key names its variable as the CLI
+ * does (C44), Ctrl+T says what it did (C45), Ctrl+O opens a tool's whole output (C15), the status
+ * line says whether commands are sandboxed (C46).
+ */
+import { join } from 'node:path';
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import { BIN, openai_env, type Sandbox, sandbox_and_server_each } from './helpers.js';
+import { sh_quote, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
+
+const TMUX = await tmux_or_skip();
+
+let sandbox: Sandbox;
+let server: FakeServer;
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
+
+/** Starts `lich args` in tmux; resolves with the file its exit code goes to. */
+async function start(
+  terminal: TmuxTerminal,
+  args: readonly string[],
+  extra_env: Record<string, string> = {},
+  columns = 100,
+): Promise<string> {
+  const code_file = join(sandbox.temp.path, 'exit_code');
+  const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color', ...extra_env };
+  const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
+  const lich = [process.execPath, BIN, ...args].map(sh_quote).join(' ');
+  await terminal.start(
+    `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}`,
+    { cwd: sandbox.work_dir, columns, rows: 30 },
+  );
+  return code_file;
+}
+
+async function quit(terminal: TmuxTerminal, code_file: string): Promise<void> {
+  await terminal.type('/quit');
+  await terminal.keys('Enter');
+  expect(await wait_for_file(code_file, 'the exit')).toBe('0');
+}
+
+describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () => {
+  it('a refused key names the variable it is read from, as the CLI does (C44)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue({ kind: 'status', status: 401, message: 'Incorrect API key provided' });
+      const code_file = await start(terminal, ['tui', 'q'], { OPENAI_API_KEY: 'sk-wrong' });
+      await terminal.wait_for(
+        (text) => text.includes('check the key in OPENAI_API_KEY'),
+        'the key hint',
+      );
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+
+  it('the status line says whether commands are sandboxed before any ran (C46)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      const code_file = await start(terminal, ['tui']);
+      await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');
+      await terminal.wait_for((text) => /sandbox (on|off)/.test(text), 'the sandbox state');
+      expect(server.requests).toHaveLength(0);
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+
+  it('Ctrl+T says what it did (C45); Ctrl+O opens the last tool output (C15)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue(
+        {
+          reasoning: 'Thinking it over.',
+          tool_calls: [
+            {
+              name: 'terminal',
+              arguments: { command: "seq 1 3; printf 'seen-%s\\n' on-stderr >&2; exit 3" },
+            },
+          ],
+        },
+        { text: 'The command failed.' },
+      );
+      const code_file = await start(terminal, ['tui', '--yolo', 'run it']);
+      await terminal.wait_for((text) => text.includes('The command failed.'), 'the answer');
+      // the status line says how commands ran (C46)
+      await terminal.wait_for((text) => /sandbox (on|off)/.test(text), 'the sandbox state');
+      expect(terminal.last).not.toContain('seen-on-stderr');
+      await terminal.keys('C-o');
+      await terminal.wait_for((text) => text.includes('seen-on-stderr'), "the command's stderr");
+      await terminal.keys('C-t');
+      await terminal.wait_for((text) => text.includes('reasoning: shown in full'), 'a note');
+      await terminal.keys('C-t');
+      await terminal.wait_for((text) => text.includes('reasoning: folded'), 'a note');
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+});
