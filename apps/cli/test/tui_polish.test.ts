@@ -15,6 +15,8 @@ let sandbox: Sandbox;
 let server: FakeServer;
 sandbox_and_server_each((made) => ({ sandbox, server } = made));
 
+let starts = 0;
+
 /** Starts `lich args` in tmux; resolves with the file its exit code goes to. */
 async function start(
   terminal: TmuxTerminal,
@@ -22,12 +24,14 @@ async function start(
   extra_env: Record<string, string> = {},
   columns = 100,
 ): Promise<string> {
-  const code_file = join(sandbox.temp.path, 'exit_code');
+  starts += 1;
+  const code_file = join(sandbox.temp.path, `exit_code_${starts}`);
   const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color', ...extra_env };
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
   const lich = [process.execPath, BIN, ...args].map(sh_quote).join(' ');
   await terminal.start(
-    `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}`,
+    // the shell stays a while after lich: tmux blanks a dead pane, and what lich left is read
+    `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}; sleep 20`,
     { cwd: sandbox.work_dir, columns, rows: 30 },
   );
   return code_file;
@@ -94,6 +98,86 @@ describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () 
       await terminal.wait_for((text) => text.includes('reasoning: shown in full'), 'a note');
       await terminal.keys('C-t');
       await terminal.wait_for((text) => text.includes('reasoning: folded'), 'a note');
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+
+  it('leaves no status line behind: not after Ctrl+C twice, not after a failed start (C20)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue({ text: 'An answer that stays.' });
+      const code_file = await start(terminal, ['tui', 'hello']);
+      await terminal.wait_for((text) => text.includes('An answer that stays.'), 'the answer');
+      await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');
+      await terminal.keys('C-c');
+      await terminal.wait_for((text) => text.includes('Press Ctrl+C again'), 'the hint');
+      await terminal.keys('C-c');
+      expect(await wait_for_file(code_file, 'the exit')).toBe('0');
+      const left = await terminal.screen();
+      expect(left).toContain('An answer that stays.'); // the transcript stays
+      expect(left).not.toContain('Press Ctrl+C again');
+      expect(left).not.toContain('ask anything');
+    } finally {
+      await terminal.kill();
+    }
+    const again = new TmuxTerminal();
+    try {
+      const code_file = await start(again, ['tui', '--resume', 'zzzz']);
+      expect(await wait_for_file(code_file, 'the exit')).toBe('2');
+      const left = await again.screen();
+      expect(left).toContain("no session 'zzzz'");
+      expect(left).not.toContain('starting…');
+    } finally {
+      await again.kill();
+    }
+  }, 60_000);
+
+  it('keeps one blank line between the transcript and the prompt through resizes (C21)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue({ text: 'First answer line.' });
+      const code_file = await start(terminal, ['tui', 'hello']);
+      await terminal.wait_for((text) => text.includes('First answer line.'), 'the answer');
+      const gap = (screen: string) => {
+        const lines = screen.split('\n');
+        const answer = lines.findIndex((line) => line.includes('First answer line.'));
+        const prompt = lines.findIndex((line) => line.includes('ask anything'));
+        return prompt - answer;
+      };
+      const before = gap(
+        await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt'),
+      );
+      for (const columns of [80, 90, 100]) {
+        await terminal.resize(columns, 30);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      const after = await terminal.wait_for(
+        (text) => text.includes('ask anything') && text.includes('First answer line.'),
+        'the screen after resizes',
+      );
+      expect(gap(after)).toBe(before);
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+
+  it('at 50 columns a tool line keeps its name and target (C22)', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue(
+        {
+          tool_calls: [
+            { name: 'write_file', arguments: { path: 'notes.md', content: 'one\ntwo\nthree\n' } },
+          ],
+        },
+        { text: 'Written.' },
+      );
+      const code_file = await start(terminal, ['tui', '--yolo', 'write notes'], {}, 50);
+      const screen = await terminal.wait_for((text) => text.includes('Written.'), 'the answer');
+      expect(screen).toContain('write_file notes.md');
       await quit(terminal, code_file);
     } finally {
       await terminal.kill();

@@ -2,6 +2,8 @@
  * The terminal lines of one finished block, wrapped to a width. Pure: the screen puts these
  * lines into `<Static>` once; tests read them directly.
  */
+
+import string_width from 'string-width';
 import { highlight_code } from './highlight.js';
 import { render_markdown, wrap_lines } from './markdown_lines.js';
 import type { Palette } from './palette.js';
@@ -26,16 +28,32 @@ export function tool_lines(tool: ToolView, palette: Palette, width: number): str
     if (outcome !== '' && tool.ok) parts.push(outcome);
   }
   if (tool.name === 'edit_file' && tool.ok) parts.push('Ctrl+O: diff');
-  const tail = parts.length === 0 ? '' : ` · ${parts.join(' · ')}`;
-  const room = Math.max(8, width - 2 - tail.length);
-  const lines = [
-    `${tool_mark(tool, palette)} ${palette.bold(fit(subject, room))}${palette.dim(tail)}`,
-  ];
+  const { head, tail } = fit_tool_line(subject, parts, width - 2);
+  const lines = [`${tool_mark(tool, palette)} ${palette.bold(head)}${palette.dim(tail)}`];
   if (tool.ok === false && !tool.interrupted) {
     const why = tool_outcome(tool.name, false, tool.output ?? '', tool.error);
     lines.push(palette.red(`  └ ${fit(why, width - 4)}`));
   }
   return lines;
+}
+
+/**
+ * A tool line's two halves within `room` columns (C22): the tool's name and target are kept, and
+ * the tail (`· 12ms · summary`) is shortened first; only when even its first part does not fit
+ * beside the whole target is the target cut (never below 8 columns).
+ */
+export function fit_tool_line(
+  subject: string,
+  parts: readonly string[],
+  room: number,
+): { head: string; tail: string } {
+  const tail = parts.length === 0 ? '' : ` · ${parts.join(' · ')}`;
+  if (string_width(subject) + string_width(tail) <= room) return { head: subject, tail };
+  const first = parts.length === 0 ? '' : ` · ${parts[0]}`;
+  const left = room - string_width(subject);
+  if (left >= string_width(first)) return { head: subject, tail: fit(tail, left) };
+  const head_room = Math.max(8, room - string_width(first));
+  return { head: fit(subject, head_room), tail: fit(first, Math.max(0, room - head_room)) };
 }
 
 function user_lines(block: Extract<Block, { kind: 'user' }>, palette: Palette, width: number) {

@@ -85,6 +85,8 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   process.on('SIGTERM', on_term);
 
   let first = true;
+  /** Resolves at the next frame ink draws (how leaving knows its last frame is on screen). */
+  let on_next_frame: (() => void) | undefined;
   const instance = render(
     <App
       controller={controller}
@@ -103,6 +105,8 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       ...SCREEN_OPTIONS,
       patchConsole: true,
       onRender: () => {
+        on_next_frame?.();
+        on_next_frame = undefined;
         if (!first) return;
         first = false;
         options.on_first_frame?.();
@@ -134,8 +138,15 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
   // The terminal first: whatever the backend does next, the person gets their shell back.
   try {
     store.flush();
-    // the last frame takes the prompt and the status line away; the transcript stays above
+    // the last frame takes the prompt and the status line away; the transcript stays above.
+    // It is drawn before unmounting, or the frame before it (a "Press Ctrl+C again" hint, a
+    // "starting…" status) would stay on screen (C20).
+    const left = new Promise<void>((resolve) => {
+      on_next_frame = resolve;
+      setTimeout(resolve, 250).unref?.();
+    });
     store.dispatch({ type: 'leave' });
+    await left;
     instance.unmount();
     await instance.waitUntilExit().catch(() => undefined);
   } finally {
