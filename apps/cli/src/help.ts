@@ -235,7 +235,8 @@ const MCP = `Usage: lich mcp <subcommand> [options]
 Edits the mcp_servers of <work-dir>/.lich/config.json.
 
 Subcommands:
-  list                              the configured servers and whether they are enabled
+  list                              the configured servers, whether they are enabled, and
+                                    whether each one starts and how many tools it offers
   add <name> -- <command> [args…]   add a stdio server
   add <name> --url <url>            add an HTTP server
   enable <name>                     connect to the server again
@@ -243,12 +244,13 @@ Subcommands:
   remove <name>                     delete the server
 
 Options:
-  --url <url>           the URL of an HTTP server (add)
-  --env <NAME=value>    an environment variable of a stdio server (add; repeatable)
-  --header <Name: value> an HTTP header of an HTTP server (add; repeatable)
-  --json                machine-readable output for list
-  -C, --work-dir <dir>  the folder whose config to edit
-  -h, --help            show this help`;
+  --url <url>             the URL of an HTTP server (add)
+  --env <NAME=value>      an environment variable of a stdio server (add; repeatable)
+  --header <Name: value>  an HTTP header of an HTTP server (add; repeatable)
+  --no-check              list without starting the servers
+  --json                  machine-readable output for list
+  -C, --work-dir <dir>    the folder whose config to edit
+  -h, --help              show this help`;
 
 const INIT = `Usage: lich init [options]
 

@@ -201,11 +201,11 @@ describe('lich mcp', () => {
     expect(add.code).toBe(0);
     const http = await run(['mcp', 'add', 'remote', '--url', 'http://127.0.0.1:9/mcp']);
     expect(http.code).toBe(0);
-    const listed = await run(['mcp', 'list']);
+    const listed = await run(['mcp', 'list', '--no-check']);
     expect(listed.stdout).toMatch(/^files\s+enabled\s+stdio\s+npx -y some-server \/tmp$/m);
     expect(listed.stdout).toMatch(/^remote\s+enabled\s+http\s+http:\/\/127\.0\.0\.1:9\/mcp$/m);
     expect((await run(['mcp', 'disable', 'files'])).code).toBe(0);
-    const json = JSON.parse((await run(['mcp', 'list', '--json'])).stdout);
+    const json = JSON.parse((await run(['mcp', 'list', '--json', '--no-check'])).stdout);
     expect(
       json.map((server: { name: string; enabled: boolean }) => [server.name, server.enabled]),
     ).toEqual([

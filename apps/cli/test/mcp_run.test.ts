@@ -57,4 +57,41 @@ describe('lich with an MCP server', () => {
     expect(names).toContain('read_file');
     expect(JSON.stringify(request_body(server, 1))).toContain('the owl flies at midnight');
   });
+
+  it('mcp list starts each enabled server once: health and tool count (C27)', async () => {
+    const env = { cwd: sandbox.work_dir, env: sandbox.env };
+    const add = (args: string[]) => run_lich(['mcp', 'add', ...args], env);
+    expect(
+      (await add(['files', '--', process.execPath, FILESYSTEM_SERVER, sandbox.work_dir])).code,
+    ).toBe(0);
+    // a second, broken server: its command does not exist
+    expect((await add(['broken', '--', join(sandbox.work_dir, 'no-such-server')])).code).toBe(0);
+    // a remote one that answers nothing useful, disabled: not started
+    expect((await add(['remote', '--url', 'http://127.0.0.1:9/mcp'])).code).toBe(0);
+    expect((await run_lich(['mcp', 'disable', 'remote'], env)).code).toBe(0);
+    const listed = await run_lich(['mcp', 'list'], { ...env, timeout_ms: 30_000 });
+    expect(listed.stdout).toMatch(/^files\s+enabled\s+stdio\s+.*✓ \d+ tools$/m);
+    expect(listed.stdout).toMatch(/^broken\s+enabled\s+stdio\s+.*✗ /m);
+    expect(listed.stdout).toMatch(/^remote\s+disabled\s+http\s+http:\/\/127\.0\.0\.1:9\/mcp$/m);
+    expect(listed.code).toBe(1);
+    const json = JSON.parse((await run_lich(['mcp', 'list', '--json'], env)).stdout) as {
+      name: string;
+      health?: { ok: boolean; tools?: number };
+    }[];
+    const files = json.find((server) => server.name === 'files');
+    expect(files?.health?.ok).toBe(true);
+    expect(files?.health?.tools).toBeGreaterThan(5);
+    expect(json.find((server) => server.name === 'remote')?.health).toBeUndefined();
+  });
+
+  it('mcp --help aligns every option description (C27)', async () => {
+    const help = await run_lich(['mcp', '--help'], { cwd: sandbox.work_dir, env: sandbox.env });
+    const options = help.stdout.slice(help.stdout.indexOf('Options:')).split('\n').slice(1);
+    const columns = new Set(
+      options
+        .filter((line) => line.trim() !== '')
+        .map((line) => /^ {2}\S.*?\s{2,}(?=\S)/.exec(line)?.[0].length),
+    );
+    expect([...columns]).toHaveLength(1);
+  });
 });

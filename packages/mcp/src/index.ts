@@ -31,5 +31,7 @@ export type {
   McpServerState,
 } from './connection.js';
 export { McpConnection } from './connection.js';
+export type { McpHealth } from './health.js';
+export { check_mcp_servers } from './health.js';
 export type { McpListedTool } from './listed_tool.js';
 export { create_mcp_tool } from './mcp_tool.js';

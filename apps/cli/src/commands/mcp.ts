@@ -27,16 +27,35 @@ function pairs(
   return result;
 }
 
-async function list(context: CommandContext, work_dir: string, json: boolean): Promise<number> {
-  const { list_mcp_servers } = await import('@lich/mcp');
+/**
+ * `lich mcp list`: each server with its state and, unless `--no-check`, whether it starts and how
+ * many tools it offers (each enabled server is started once and stopped again, as `claude mcp
+ * list` does); exits 1 when an enabled server does not start.
+ */
+async function list(
+  context: CommandContext,
+  work_dir: string,
+  json: boolean,
+  check: boolean,
+): Promise<number> {
+  const { list_mcp_servers, check_mcp_servers } = await import('@lich/mcp');
   const result = await list_mcp_servers(work_dir);
   if (!result.ok) {
     context.say(`${context.err.red('lich:')} ${result.error}`);
     return EXIT.USAGE;
   }
+  if (check && !json && result.servers.some((server) => server.enabled)) {
+    context.say(context.err.dim('checking the enabled servers…'));
+  }
+  const health = check ? await check_mcp_servers(work_dir) : new Map();
+  const failed = [...health.values()].some((entry) => !entry.ok);
   if (json) {
-    context.io.stdout.write(`${JSON.stringify(result.servers, null, 2)}\n`);
-    return EXIT.OK;
+    const servers = result.servers.map((server) => {
+      const found = health.get(server.name);
+      return found === undefined ? server : { ...server, health: found };
+    });
+    context.io.stdout.write(`${JSON.stringify(servers, null, 2)}\n`);
+    return failed ? EXIT.FAILURE : EXIT.OK;
   }
   if (result.servers.length === 0) {
     context.say(`no MCP servers in ${result.path} (add one: lich mcp add <name> -- <command>)`);
@@ -46,11 +65,18 @@ async function list(context: CommandContext, work_dir: string, json: boolean): P
   for (const server of result.servers) {
     const state = server.enabled ? context.out.green('enabled ') : context.out.dim('disabled');
     const problem = server.problem ? `  ${context.out.red(server.problem)}` : '';
+    const found = health.get(server.name);
+    const status =
+      found === undefined
+        ? ''
+        : found.ok
+          ? `  ${context.out.green('✓')} ${found.tools} tool${found.tools === 1 ? '' : 's'}`
+          : `  ${context.out.red('✗')} ${found.error.split('\n')[0]}`;
     context.io.stdout.write(
-      `${server.name.padEnd(width)}  ${state}  ${server.kind.padEnd(5)}  ${server.target}${problem}\n`,
+      `${server.name.padEnd(width)}  ${state}  ${server.kind.padEnd(5)}  ${server.target}${status}${problem}\n`,
     );
   }
-  return EXIT.OK;
+  return failed ? EXIT.FAILURE : EXIT.OK;
 }
 
 /**
@@ -99,6 +125,7 @@ export const command_mcp: Command = async (context) => {
     'work-dir': { type: 'string', short: 'C' },
     help: { type: 'boolean', short: 'h' },
     json: { type: 'boolean' },
+    'no-check': { type: 'boolean' },
     url: { type: 'string' },
     env: { type: 'string', multiple: true },
     header: { type: 'string', multiple: true },
@@ -122,7 +149,9 @@ export const command_mcp: Command = async (context) => {
     context.say(`${context.err.red('lich:')} work dir ${work_dir} does not exist`);
     return EXIT.USAGE;
   }
-  if (subcommand === 'list') return list(context, work_dir, values.json === true);
+  if (subcommand === 'list') {
+    return list(context, work_dir, values.json === true, values['no-check'] !== true);
+  }
   if (name === undefined) throw new UsageError(`mcp ${subcommand} needs a server name`, 'mcp');
   if (extra.length > 0) {
     throw new UsageError(
