@@ -26,6 +26,8 @@ export class NodeConnection {
   #retry: NodeJS.Timeout | null = null;
   readonly #channels = new Map<string, Set<NotificationListener>>();
   readonly #lost = new Set<() => void>();
+  /** The statement last queued: one runs at a time on the one client (S8: pg 9 will refuse more). */
+  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(options: DatabaseOptions) {
     this.#options = options;
@@ -110,15 +112,27 @@ export class NodeConnection {
     this.#retry.unref();
   }
 
-  /** Runs one statement on the node connection. */
-  async query<Row extends pg.QueryResultRow>(
+  /**
+   * Runs one statement on the node connection, after the statements queued before it: pg runs one
+   * query at a time per client anyway, and calling it while one runs is deprecated (S8).
+   */
+  query<Row extends pg.QueryResultRow>(
     sql: string,
     params: unknown[] = [],
   ): Promise<{ rows: Row[]; generation: number }> {
-    const client = await this.#connect();
-    const generation = this.#generation;
-    const result = await client.query<Row>(sql, params);
-    return { rows: result.rows, generation };
+    return this.#in_turn(async () => {
+      const client = await this.#connect();
+      const generation = this.#generation;
+      const result = await client.query<Row>(sql, params);
+      return { rows: result.rows, generation };
+    });
+  }
+
+  /** Runs `step` once every step queued before it has settled. */
+  #in_turn<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(step, step);
+    this.#tail = run.catch(() => undefined);
+    return run;
   }
 
   /** Calls `listener` with the payload of each NOTIFY on `channel`. Returns the unsubscribe. */
@@ -127,9 +141,11 @@ export class NodeConnection {
     if (listeners === undefined) {
       listeners = new Set();
       this.#channels.set(channel, listeners);
-      const client = this.#client;
-      if (client !== null) await client.query(`LISTEN ${quote_ident(channel)}`);
-      else await this.#connect();
+      await this.#in_turn(async () => {
+        const client = this.#client;
+        if (client !== null) await client.query(`LISTEN ${quote_ident(channel)}`);
+        else await this.#connect();
+      });
     }
     listeners.add(listener);
     return () => {

@@ -403,3 +403,35 @@ describe('the session storage', () => {
     );
   });
 });
+
+describe('the node connection', () => {
+  it('runs concurrent statements one at a time, with no pg deprecation warning (S8)', async () => {
+    const { NodeConnection } = await import('../src/index.js');
+    const node = new NodeConnection({ url: database.url });
+    const warnings: string[] = [];
+    const on_warning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', on_warning);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          node.query<{ n: number }>('SELECT $1::int AS n, pg_sleep(0.001)', [index]),
+        ),
+      );
+      expect(results.map((result) => result.rows[0]?.n)).toEqual(
+        Array.from({ length: 20 }, (_, index) => index),
+      );
+      // a failing statement does not stop the ones queued behind it
+      const [bad, good] = await Promise.allSettled([
+        node.query('SELECT no_such_column'),
+        node.query<{ ok: number }>('SELECT 1 AS ok'),
+      ]);
+      expect(bad.status).toBe('rejected');
+      expect(good.status === 'fulfilled' && good.value.rows[0]?.ok).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((text) => text.includes('already executing'))).toEqual([]);
+    } finally {
+      process.off('warning', on_warning);
+      await node.close();
+    }
+  });
+});
