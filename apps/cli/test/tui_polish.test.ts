@@ -3,6 +3,7 @@
  * does (C44), Ctrl+T says what it did (C45), Ctrl+O opens a tool's whole output (C15), the status
  * line says whether commands are sandboxed (C46).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FakeServer } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
@@ -178,6 +179,44 @@ describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () 
       const code_file = await start(terminal, ['tui', '--yolo', 'write notes'], {}, 50);
       const screen = await terminal.wait_for((text) => text.includes('Written.'), 'the answer');
       expect(screen).toContain('write_file notes.md');
+      await quit(terminal, code_file);
+    } finally {
+      await terminal.kill();
+    }
+  }, 60_000);
+
+  it('@path attaches the file, Tab-completed or typed; a path outside is refused (C31)', async () => {
+    await mkdir(join(sandbox.work_dir, 'src'), { recursive: true });
+    await writeFile(join(sandbox.work_dir, 'src', 'main.ts'), 'export const owl = "hoot";\n');
+    await writeFile(join(sandbox.temp.path, 'outside.txt'), 'not for the model\n');
+    const terminal = new TmuxTerminal();
+    try {
+      server.enqueue({ text: 'It exports owl.' }, { text: 'Second.' });
+      const code_file = await start(terminal, ['tui']);
+      await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');
+      await terminal.type('look at @src/ma');
+      // the file index is walked in the background: Tab again until it completes
+      for (let tries = 0; !(await terminal.screen()).includes('look at @src/main.ts'); tries++) {
+        if (tries === 20) throw new Error(`Tab never completed @src/ma:\n${terminal.last}`);
+        await terminal.keys('Tab');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await terminal.keys('Enter');
+      await terminal.wait_for((text) => text.includes('It exports owl.'), 'the answer');
+      const first = JSON.stringify(server.requests[0]?.body);
+      expect(first, first).toContain('export const owl');
+      expect(first).toContain('<file path=\\"src/main.ts\\">');
+      // the transcript names the file instead of showing it
+      expect(terminal.last).toContain('+ src/main.ts');
+      expect(terminal.last).not.toContain('export const owl');
+      await terminal.type('and @../outside.txt?');
+      await terminal.keys('Enter');
+      await terminal.wait_for((text) => text.includes('Second.'), 'the second answer');
+      await terminal.wait_for(
+        (text) => text.includes('@../outside.txt was not attached'),
+        'a note',
+      );
+      expect(JSON.stringify(server.requests[1]?.body)).not.toContain('not for the model');
       await quit(terminal, code_file);
     } finally {
       await terminal.kill();

@@ -1,7 +1,8 @@
 import { stripVTControlCharacters } from 'node:util';
+import { ATTACHMENT_MARK as AGENT_MARK } from '@lich/agent';
 import string_width from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { fit_tool_line, tool_lines } from './block_lines.js';
+import { ATTACHMENT_MARK, block_lines, fit_tool_line, tool_lines } from './block_lines.js';
 import { make_palette } from './palette.js';
 
 const plain = make_palette({ color: false });
@@ -36,5 +37,16 @@ describe('a tool line at narrow widths (C22)', () => {
       head: 'read_file a.ts',
       tail: ' · 9ms · 3 lines',
     });
+  });
+});
+
+describe('a prompt with attached files (C31)', () => {
+  it('shows the text and the names of the files, not their content', () => {
+    expect(ATTACHMENT_MARK).toBe(AGENT_MARK);
+    const text = 'look at @a.ts\n\n<file path="a.ts">\n     1\texport {};\n</file>';
+    const lines = block_lines({ kind: 'user', id: 1, text, via: 'prompt' }, plain, 80).map((line) =>
+      stripVTControlCharacters(line),
+    );
+    expect(lines).toEqual(['› look at @a.ts', '  + a.ts']);
   });
 });

@@ -11,6 +11,12 @@ import type { Block, ToolView } from './state_types.js';
 import { first_line, fit, format_duration } from './text_fit.js';
 import { tool_outcome, tool_subject } from './tool_summary.js';
 
+/**
+ * Where the files attached with `@path` start in a prompt: `ATTACHMENT_MARK` of `@lich/agent`
+ * (spelled here so the TUI bundle does not load the agent; a test holds them equal).
+ */
+export const ATTACHMENT_MARK = '\n\n<file path="';
+
 /** The glyph and colour of a tool line, by outcome. */
 function tool_mark(tool: ToolView, palette: Palette): string {
   if (tool.interrupted) return palette.yellow('⊘');
@@ -60,12 +66,21 @@ function user_lines(block: Extract<Block, { kind: 'user' }>, palette: Palette, w
   const mark = block.via === 'steer' ? '↳' : '›';
   const note =
     block.via === 'steer' ? ' (steering)' : block.via === 'follow_up' ? ' (follow-up)' : '';
-  const lines = wrap_lines(block.text, width - 2, true);
-  return lines.map((line, index) => {
+  // files attached with `@path` follow the text: shown by name, not in full
+  const cut = block.text.indexOf(ATTACHMENT_MARK);
+  const text = cut === -1 ? block.text : block.text.slice(0, cut);
+  const files =
+    cut === -1
+      ? []
+      : [...block.text.slice(cut).matchAll(/^<file path="([^"]*)">$/gm)].map((match) => match[1]);
+  const lines = wrap_lines(text, width - 2, true);
+  const shown = lines.map((line, index) => {
     const prefix = index === 0 ? palette.cyan(palette.bold(mark)) : ' ';
     const suffix = index === lines.length - 1 ? palette.dim(note) : '';
     return `${prefix} ${palette.bold(line)}${suffix}`;
   });
+  for (const file of files) shown.push(palette.dim(`  + ${file}`));
+  return shown;
 }
 
 function reasoning_lines(text: string, expanded: boolean, palette: Palette, width: number) {

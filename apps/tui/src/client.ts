@@ -50,7 +50,7 @@ export interface TuiClient {
   prompt(
     session_id: string,
     input: string,
-    options?: { client_request_id?: string },
+    options?: { client_request_id?: string; attach_mentions?: boolean },
   ): Promise<TurnTicket>;
   follow_up(session_id: string, text: string): Promise<TurnTicket>;
   steer(session_id: string, text: string): Promise<void>;

@@ -106,7 +106,7 @@ describe('TuiController', () => {
       client.emit(session_id, 'turn.started', { turn_id, input, kind: 'prompt' });
     await controller.submit('  first  ');
     expect(client.calls_of('prompt')).toEqual([
-      ['session-1', 'first', { client_request_id: 'tui-1' }],
+      ['session-1', 'first', { client_request_id: 'tui-1', attach_mentions: true }],
     ]);
     store.flush();
     expect(controller.busy()).toBe(true);

@@ -222,7 +222,11 @@ export class TuiController {
   private async send(input: string): Promise<void> {
     const client_request_id = `tui-${++this.request_counter}`;
     if (!this.busy()) {
-      await this.client.prompt(this.session_id, input, { client_request_id });
+      // a person typed it: `@path` attaches the file (C31)
+      await this.client.prompt(this.session_id, input, {
+        client_request_id,
+        attach_mentions: true,
+      });
       return;
     }
     this.store.dispatch({ type: 'queued', text: input, client_request_id });

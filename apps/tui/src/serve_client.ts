@@ -102,6 +102,7 @@ export async function create_serve_client(options: ServeClientOptions): Promise<
         ...(prompt_options?.client_request_id === undefined
           ? {}
           : { client_request_id: prompt_options.client_request_id }),
+        ...(prompt_options?.attach_mentions === true ? { attach_mentions: true } : {}),
       }),
     follow_up: (session_id, text) => client.request('run.follow_up', { session_id, text }),
     steer: async (session_id, text) => {

@@ -27,6 +27,7 @@ import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import { failure_hints } from './failure_hints.js';
+import { type AttachedMentions, attach_file_mentions } from './file_mentions.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
@@ -399,6 +400,28 @@ export class Agent {
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),
     });
+  }
+
+  /**
+   * Attaches the files a prompt names as `@path` (C31), read through this agent's `read_file`
+   * (its guard and masked paths); nothing when `read_file` is not among the enabled tools.
+   * Never rejects.
+   */
+  async attach_file_mentions(text: string): Promise<AttachedMentions> {
+    if (!text.includes('@') || !this.registry.has('read_file')) {
+      return { text, attached: [], skipped: [] };
+    }
+    const { existsSync, statSync } = await import('node:fs');
+    const { resolve } = await import('node:path');
+    const root = this.config.work_dir;
+    return attach_file_mentions(
+      text,
+      (path) => {
+        const full = resolve(root, path);
+        return existsSync(full) && !statSync(full).isDirectory();
+      },
+      (path) => this.executor.execute('read_file', { path }, { work_dir: root }),
+    );
   }
 
   /**

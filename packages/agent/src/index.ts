@@ -60,6 +60,8 @@ export {
   type McpServersConfig,
   type ProviderEntry,
 } from './config/config_schema.js';
+export type { AttachedMentions } from './file_mentions.js';
+export { ATTACHMENT_MARK, attach_file_mentions, file_mentions } from './file_mentions.js';
 export {
   type CommandContext,
   CommandRegistry,

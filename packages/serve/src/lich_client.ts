@@ -186,13 +186,14 @@ export class LichClient {
   async prompt(
     session_id: string,
     text: string,
-    options: { queue?: boolean; client_request_id?: string } = {},
+    options: { queue?: boolean; client_request_id?: string; attach_mentions?: boolean } = {},
   ): Promise<MethodResult<'prompt.submit'>> {
     const params = {
       session_id,
       text,
       client_request_id: options.client_request_id ?? randomUUID(),
       ...(options.queue === undefined ? {} : { queue: options.queue }),
+      ...(options.attach_mentions === true ? { attach_mentions: true } : {}),
     };
     for (let attempt = 0; ; attempt += 1) {
       try {

@@ -30,6 +30,7 @@ async function submit_prompt(
   const text = params.string('text');
   const client_request_id = params.optional_string('client_request_id');
   const queue = params.optional_boolean('queue') ?? true;
+  const attach_mentions = params.optional_boolean('attach_mentions') === true;
   const make = (): Promise<TurnTicket> =>
     // one session's prompts go to the host one at a time, so `queue: false` cannot race another
     core.in_session_order(session_id, async () => {
@@ -39,11 +40,10 @@ async function submit_prompt(
           throw new RpcError('session_busy', `session ${session_id} has a run in flight`);
         }
       }
-      return core.host.prompt(
-        session_id,
-        text,
-        client_request_id === undefined ? {} : { client_request_id },
-      );
+      return core.host.prompt(session_id, text, {
+        ...(client_request_id === undefined ? {} : { client_request_id }),
+        ...(attach_mentions ? { attach_mentions } : {}),
+      });
     });
   const ticket =
     client_request_id === undefined

@@ -116,6 +116,8 @@ export interface MethodMap {
       client_request_id?: string;
       /** `false`: refuse with `session_busy` rather than queue when a run is in flight. */
       queue?: boolean;
+      /** Attach the files the text names as `@path`, read through `read_file`. */
+      attach_mentions?: boolean;
     };
     result: TurnTicketResult;
   };

@@ -206,12 +206,20 @@ class Host implements SessionHost {
   async prompt(
     session_id: string,
     input: string,
-    options: { client_request_id?: string } = {},
+    options: { client_request_id?: string; attach_mentions?: boolean } = {},
   ): Promise<TurnTicket> {
     text_argument(input, 'input');
     const live = await this.#session(session_id);
     this.#check_open();
-    return live.enqueue(input, 'prompt', options.client_request_id);
+    let text = input;
+    if (options.attach_mentions === true) {
+      const mentions = await this.#agent.attach_file_mentions(input);
+      text = mentions.text;
+      for (const { path, why } of mentions.skipped) {
+        live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
+      }
+    }
+    return live.enqueue(text, 'prompt', options.client_request_id);
   }
 
   async abort(session_id: string): Promise<boolean> {

@@ -314,7 +314,11 @@ export interface SessionHost {
   prompt(
     session_id: string,
     input: string,
-    options?: { client_request_id?: string },
+    options?: {
+      client_request_id?: string;
+      /** Attach the files the text names as `@path` (a person typed it; not for bots). */
+      attach_mentions?: boolean;
+    },
   ): Promise<TurnTicket>;
   /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */
   abort(session_id: string): Promise<boolean>;
