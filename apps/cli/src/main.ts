@@ -148,6 +148,20 @@ export async function main(argv: readonly string[], io?: Partial<CliIo>): Promis
       full_io.stdout.write(`${help_text('main')}\n`);
       return EXIT.OK;
     }
+    if (argv[0] === '__complete') {
+      // what the scripts of `lich completion` call at each Tab: one candidate a line
+      const { complete_words } = await import('./complete_words.js');
+      const found = complete_words(argv.slice(1), full_io.cwd);
+      const described = full_io.env.LICH_COMPLETE_DESCRIPTIONS === '1';
+      const lines =
+        typeof found === 'string'
+          ? [found]
+          : found.map(({ word, description }) =>
+              described && description ? `${word}\t${description}` : word,
+            );
+      full_io.stdout.write(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+      return EXIT.OK;
+    }
     if (argv[0] === '--version' || argv[0] === '-V') {
       const { version } = await import('./version.js');
       full_io.stdout.write(`${version()}\n`);

@@ -13,116 +13,58 @@ import { UsageError } from '../usage_error.js';
 /** The shells `lich completion` writes a script for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-/** The words that may follow each command. */
-const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
-  sessions: ['list', 'show', 'resume', 'search', 'export', 'repair'],
-  rewind: ['--files', '--chat', '--dry-run', '--redo', '--overwrite', '--keep', '--session'],
-  checkpoints: ['--prune', '--dry-run', '--json'],
-  mcp: ['list', 'add', 'enable', 'disable', 'remove'],
-  config: ['get', 'set', 'unset'],
-  sandbox: ['check'],
-  db: ['migrate'],
-  gateway: ['telegram', 'discord', 'twitch', 'webhook', 'pair'],
-  completion: SHELLS,
-  help: COMMANDS,
-};
-
-const RUN_TABLE: OptionTable = {
-  ...AGENT_OPTIONS,
-  ...OUTPUT_OPTIONS,
-  ...CONTINUE_OPTIONS,
-  print: { type: 'boolean', short: 'p' },
-};
-
-/** The options of a one-shot run, as `--name` and `-x` words; only those taking a value. */
-function option_words(taking_value = false): string[] {
-  const words: string[] = [];
-  for (const [name, option] of Object.entries(RUN_TABLE)) {
-    if (taking_value && option.type !== 'string') continue;
-    words.push(`--${name}`);
-    if (option.short !== undefined) words.push(`-${option.short}`);
-  }
-  return taking_value ? words : [...words, '--version', '-V'];
-}
-
+/**
+ * Each script asks `lich __complete` at every Tab, with the words typed so far: the candidates
+ * come from the commands' own help (per command options, allowed values, session ids), and
+ * `:files` / `:dirs` hand the word to the shell's own path completion.
+ */
 function bash_script(): string {
-  const cases = Object.entries(SUBCOMMANDS)
-    .map(([command, words]) => `    ${command}) words="${words.join(' ')}" ;;`)
-    .join('\n');
   return `# lich completion for bash: eval "$(lich completion bash)" (e.g. in ~/.bashrc)
 _lich() {
-  local current=\${COMP_WORDS[COMP_CWORD]} command="" word skip=0
-  local takes_value=" ${option_words(true).join(' ')} "
-  for word in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-    if (( skip )); then skip=0; continue; fi
-    case "$takes_value" in *" $word "*) skip=1; continue ;; esac
-    case "$word" in -*) ;; *) command=$word; break ;; esac
-  done
-  local words
-  if [[ "$current" == -* ]]; then
-    words="${option_words().join(' ')}"
-  elif [[ -z "$command" ]]; then
-    words="${COMMANDS.join(' ')}"
-  else
-    case "$command" in
-${cases}
-    *) words="" ;;
-    esac
-  fi
-  COMPREPLY=($(compgen -W "$words" -- "$current"))
+  local current=\${COMP_WORDS[COMP_CWORD]} out
+  out=$(command lich __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  case "$out" in
+    :files) COMPREPLY=($(compgen -f -- "$current")) ;;
+    :dirs) COMPREPLY=($(compgen -d -- "$current")) ;;
+    *) local IFS=$'\\n'; COMPREPLY=($(compgen -W "$out" -- "$current")) ;;
+  esac
 }
-complete -o default -F _lich lich
+complete -o default -o filenames -F _lich lich
 `;
 }
 
 function zsh_script(): string {
-  const cases = Object.entries(SUBCOMMANDS)
-    .map(([command, words]) => `    ${command}) compadd -- ${words.join(' ')} ;;`)
-    .join('\n');
   return `#compdef lich
 # lich completion for zsh: eval "$(lich completion zsh)" (e.g. in ~/.zshrc, after compinit)
 _lich() {
-  local command="" word skip=0
-  local takes_value=" ${option_words(true).join(' ')} "
-  for word in "\${(@)words[2,CURRENT-1]}"; do
-    if (( skip )); then skip=0; continue; fi
-    [[ "$takes_value" == *" $word "* ]] && { skip=1; continue; }
-    [[ "$word" == -* ]] || { command=$word; break; }
-  done
-  if [[ "\${words[CURRENT]}" == -* ]]; then
-    compadd -- ${option_words().join(' ')}
-  elif [[ -z "$command" ]]; then
-    compadd -- ${COMMANDS.join(' ')}
-  else
-    case "$command" in
-${cases}
-    *) _files ;;
-    esac
-  fi
+  local -a out
+  out=("\${(@f)$(command lich __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  case "\${out[1]}" in
+    :files) _files ;;
+    :dirs) _files -/ ;;
+    *) compadd -- "\${(@)out}" ;;
+  esac
 }
 compdef _lich lich
 `;
 }
 
 function fish_script(): string {
-  const lines = [
-    '# lich completion for fish: lich completion fish > ~/.config/fish/completions/lich.fish',
-    'complete -c lich -f',
-    `complete -c lich -n __fish_use_subcommand -a '${COMMANDS.join(' ')}'`,
-  ];
-  for (const [command, words] of Object.entries(SUBCOMMANDS)) {
-    lines.push(
-      `complete -c lich -n '__fish_seen_subcommand_from ${command}' -a '${words.join(' ')}'`,
-    );
-  }
-  for (const word of option_words()) {
-    lines.push(
-      word.startsWith('--')
-        ? `complete -c lich -l ${word.slice(2)}`
-        : `complete -c lich -s ${word.slice(1)}`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
+  return `# lich completion for fish: lich completion fish > ~/.config/fish/completions/lich.fish
+function __lich_complete
+  set -l words (commandline -opc)[2..-1] (commandline -ct)
+  set -l out (env LICH_COMPLETE_DESCRIPTIONS=1 lich __complete $words 2>/dev/null)
+  switch "$out[1]"
+    case ':files'
+      __fish_complete_path (commandline -ct)
+    case ':dirs'
+      __fish_complete_directories (commandline -ct)
+    case '*'
+      printf '%s\\n' $out
+  end
+end
+complete -c lich -f -a '(__lich_complete)'
+`;
 }
 
 /** `lich completion bash|zsh|fish`: prints the shell's completion script on stdout. */
