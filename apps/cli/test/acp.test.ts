@@ -32,25 +32,25 @@ function spawn_acp(
   answer: acp.PermissionOptionKind = 'allow_once',
   args: string[] = [],
 ): Spawned {
-  const process_ = spawn(process.execPath, [BIN, 'acp', ...args], {
+  const spawned = spawn(process.execPath, [BIN, 'acp', ...args], {
     cwd: sandbox.work_dir,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  child = process_;
+  child = spawned;
   let raw = '';
   let errors = '';
   const tap = new PassThrough();
-  process_.stdout?.on('data', (chunk: Buffer) => {
+  spawned.stdout?.on('data', (chunk: Buffer) => {
     raw += chunk.toString('utf8');
     tap.write(chunk);
   });
-  process_.stdout?.on('end', () => tap.end());
-  process_.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+  spawned.stdout?.on('end', () => tap.end());
+  spawned.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     errors += chunk;
   });
   const exited = new Promise<number | null>((resolve) =>
-    process_.once('exit', (code) => resolve(code)),
+    spawned.once('exit', (code) => resolve(code)),
   );
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
@@ -59,7 +59,7 @@ function spawn_acp(
     chunk_seen = resolve;
   });
   const stream = acp.ndJsonStream(
-    Writable.toWeb(process_.stdin as Writable) as WritableStream<Uint8Array>,
+    Writable.toWeb(spawned.stdin as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(tap) as ReadableStream<Uint8Array>,
   );
   const connection = acp
@@ -86,7 +86,7 @@ function spawn_acp(
     exited,
     close: () => {
       connection.close();
-      process_.stdin?.end();
+      spawned.stdin?.end();
     },
   };
 }

@@ -40,8 +40,8 @@ function start(
   client = connect_client(pair.client, behaviour);
 }
 
-async function new_session(cwd = work_dir, mcpServers: never[] = []): Promise<string> {
-  const response = await client.agent.request('session/new', { cwd, mcpServers });
+async function new_session(cwd = work_dir, mcp_servers: never[] = []): Promise<string> {
+  const response = await client.agent.request('session/new', { cwd, mcpServers: mcp_servers });
   return response.sessionId;
 }
 

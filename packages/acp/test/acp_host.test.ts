@@ -68,10 +68,10 @@ function connect(behaviour: ClientBehaviour = {}, client_terminal = false): Test
   return client;
 }
 
-async function new_session(client: TestClient, mcpServers: McpServer[] = []) {
+async function new_session(client: TestClient, mcp_servers: McpServer[] = []) {
   const response = await client.agent.request('session/new', {
     cwd: temp.path,
-    mcpServers,
+    mcpServers: mcp_servers,
   });
   return response.sessionId;
 }

@@ -89,6 +89,7 @@ export class McpSession {
       }
     }
     if (!forceful && transport !== undefined && 'terminateSession' in transport) {
+      // biome-ignore lint/style/useNamingConvention: the MCP SDK's name
       const terminate = (transport as { terminateSession(): Promise<void> }).terminateSession();
       await Promise.race([terminate.catch(() => {}), sleep(TERMINATE_WAIT_MS)]);
     }

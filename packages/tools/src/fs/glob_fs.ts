@@ -8,12 +8,7 @@ import type { GitIgnoreFilter } from './gitignore.js';
 export const NOT_UTF8_MARK = ' [name is not valid UTF-8]';
 
 /** A folder entry as the walker sees it: a text name, and what kind of entry it is. */
-interface WalkEntry {
-  name: string;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-}
+type WalkEntry = Pick<Dirent<string>, 'name' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>;
 
 type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: WalkEntry[]) => void;
 
