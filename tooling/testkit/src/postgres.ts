@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { type Requirement, require_or_skip } from './requirement.js';
 
 /** A database made for one test file. */
 export interface TestDatabase {
@@ -26,7 +27,10 @@ export interface TestDatabase {
 /** Where the system's PostgreSQL programs are: `LICH_PG_BIN`, else the newest Debian-style folder. */
 function pg_bin_dir(): string {
   const given = process.env.LICH_PG_BIN;
-  if (given !== undefined && given !== '') return given;
+  if (given !== undefined && given !== '') {
+    if (existsSync(join(given, 'initdb'))) return given;
+    throw new Error(`no initdb in LICH_PG_BIN (${given})`);
+  }
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
     const versions = readdirSync(root)
@@ -160,4 +164,27 @@ export async function start_test_database(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * Whether the tests that need PostgreSQL run here: with `LICH_TEST_DATABASE_URL`, or where the
+ * system's `initdb` can start a throwaway server. Elsewhere they are skipped with the reason,
+ * unless `LICH_REQUIRE_POSTGRES=1` (CI), where a missing server is a failure.
+ */
+export function postgres_or_skip(): Requirement {
+  let available = (process.env.LICH_TEST_DATABASE_URL ?? '') !== '';
+  if (!available) {
+    try {
+      pg_bin_dir();
+      available = true;
+    } catch {
+      available = false;
+    }
+  }
+  return require_or_skip(
+    'PostgreSQL',
+    available,
+    'LICH_REQUIRE_POSTGRES',
+    'neither LICH_TEST_DATABASE_URL nor a PostgreSQL installation (initdb) is here',
+  );
 }
