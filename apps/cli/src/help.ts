@@ -14,6 +14,7 @@ export const COMMANDS = [
   'acp',
   'gateway',
   'sandbox',
+  'skills',
   'db',
   'completion',
   'help',
@@ -73,6 +74,7 @@ Commands:
   acp                         Lich as an Agent Client Protocol agent for editors (stdio)
   gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
   sandbox check               whether commands run sandboxed here, and why
+  skills [list]               the skills (SKILL.md) found for this folder, and from where
   db migrate                  create or update the tables of a PostgreSQL store
   completion bash|zsh|fish    print a shell completion script
   help [command]              help for a command
@@ -323,6 +325,20 @@ Options:
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
 
+const SKILLS = `Usage: lich skills [list] [options]
+
+Lists the skills found for the folder: each SKILL.md under .lich/skills/, .agents/skills/ and
+.claude/skills/ of the folder and its parents up to the repository root (the nearest wins), then
+~/.config/lich/skills/ and the folders skills.import names (claude, codex, agents, gemini, or a
+path). A SKILL.md that cannot be read is named with why. The model sees each skill's name and
+description, and loads the rest with the skill tool when a task needs it.
+
+Options:
+  --json                print one JSON document
+  -C, --work-dir <dir>  the folder whose skills to list
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
 const DB = `Usage: lich db migrate [--database-url <url>]
 
 Creates or updates the tables a PostgreSQL store needs (gateways on several nodes, lich serve
@@ -378,6 +394,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   acp: ACP,
   gateway: GATEWAY,
   sandbox: SANDBOX,
+  skills: SKILLS,
   db: DB,
   completion: COMPLETION,
   help: HELP,

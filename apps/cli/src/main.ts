@@ -22,6 +22,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   acp: async () => (await import('./commands/acp.js')).command_acp,
   gateway: async () => (await import('./commands/gateway.js')).command_gateway,
   sandbox: async () => (await import('./commands/sandbox.js')).command_sandbox,
+  skills: async () => (await import('./commands/skills.js')).command_skills,
   db: async () => (await import('./commands/db.js')).command_db,
   completion: async () => (await import('./commands/completion.js')).command_completion,
   help: async () => command_help,

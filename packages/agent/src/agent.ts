@@ -40,9 +40,15 @@ import {
   type RememberedAnswers,
   remembered_answers,
 } from './permissions/permission_policy.js';
+import { parse_rule } from './permissions/permission_rules.js';
 import { session_permission_gate } from './permissions/session_permission_gate.js';
 import { tool_allowed } from './permissions/tool_allowlist.js';
 import { session_store_of } from './session_store_of.js';
+import { lich_permission_rules } from './skills/claude_tool_names.js';
+import { find_skills_for } from './skills/find_skills.js';
+import { SKILL_GRANTS_FIELD, type SkillGrants } from './skills/skill_tool.js';
+import type { Skill, SkillCatalog } from './skills/skill_types.js';
+import { skills_command } from './skills/skills_command.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -92,6 +98,9 @@ export class Agent {
   #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
   readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
+  readonly trusted: boolean;
+  #skills: Promise<SkillCatalog> | undefined;
 
   constructor(options: AgentOptions) {
     const { config } = options;
@@ -100,6 +109,7 @@ export class Agent {
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#lich_version = options.lich_version;
+    this.trusted = options.trusted === true;
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -139,6 +149,40 @@ export class Agent {
     // the configured chain is built now, so a config the router refuses fails here, as before
     this.#chats.chat_for(undefined);
     for (const command of builtin_commands()) this.commands.register(command);
+    this.commands.register(skills_command(() => this.skills()));
+  }
+
+  /**
+   * The skills found for the work dir (once; see `find_skills`), or none when `skills.enabled` is
+   * false. Warnings are in the catalog, not said. Never rejects.
+   */
+  skills(): Promise<SkillCatalog> {
+    const { config } = this;
+    this.#skills ??= find_skills_for(config, this.#env);
+    return this.#skills;
+  }
+
+  /**
+   * The grant of a loaded skill's `allowed-tools` into `remembered`: a project skill grants
+   * nothing until the folder is trusted. Returns the rules granted.
+   */
+  #skill_grants(remembered: RememberedAnswers, warn: (text: string) => void): SkillGrants {
+    return (skill: Skill) => {
+      if (skill.allowed_tools === undefined) return [];
+      if (skill.scope === 'project' && !this.trusted) return [];
+      const granted: string[] = [];
+      for (const entry of skill.allowed_tools) {
+        for (const rule of lich_permission_rules(entry)) {
+          try {
+            remembered.allow.push(parse_rule(rule));
+            granted.push(rule);
+          } catch {
+            warn(`skill ${skill.path}: allowed-tools entry '${entry}' is not a tool rule; ignored`);
+          }
+        }
+      }
+      return granted;
+    };
   }
 
   /**
@@ -196,6 +240,7 @@ export class Agent {
         this.#mcp = attachment;
       },
       on_warning: this.#warn,
+      skills: () => this.skills(),
       ...(signal === undefined ? {} : { signal }),
     });
     // A failed preparation (a plugin that does not load) is retried by the next run.
@@ -311,6 +356,7 @@ export class Agent {
         })
       : null;
     const checkpoints = this.#run_checkpoints(options, handle, warn);
+    const remembered = this.remembered_answers(handle);
     try {
       const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
@@ -320,7 +366,8 @@ export class Agent {
         definitions: this.registry.definitions(),
         emitter: run_emitter,
         tool_context: {
-          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),
+          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
+          [SKILL_GRANTS_FIELD]: this.#skill_grants(remembered, warn),
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -386,6 +433,7 @@ export class Agent {
   #run_gate(
     options: AgentRunOptions,
     handle: SessionHandle | null,
+    remembered: RememberedAnswers,
     warn: (text: string) => void,
   ): unknown {
     if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
@@ -395,7 +443,7 @@ export class Agent {
       policy: this.permissions,
       mode: () => mode,
       approver: () => approver,
-      remembered: this.remembered_answers(handle),
+      remembered,
       handle,
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),

@@ -230,7 +230,10 @@ function merge_layer(
       // rules add up across layers; a later mode wins
       merged[key] = merge_permissions(previous, value);
     } else if (
-      (key === 'mcp_servers' || key === 'compression' || key === 'checkpoints') &&
+      (key === 'mcp_servers' ||
+        key === 'compression' ||
+        key === 'checkpoints' ||
+        key === 'skills') &&
       typeof previous === 'object' &&
       previous !== null &&
       typeof value === 'object'
@@ -494,6 +497,7 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
       env_passthrough: [...new Set([...data.sandbox.env_passthrough, ...data.env_passthrough])],
     },
     checkpoints: checkpoint_settings(data.checkpoints),
+    skills: data.skills,
   };
   return deep_freeze(config);
 }

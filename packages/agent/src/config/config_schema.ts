@@ -9,6 +9,7 @@ import {
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
 } from '../permissions/permissions_schema.js';
+import { DEFAULT_SKILLS, SKILLS_SCHEMA, type SkillsSettings } from '../skills/skills_schema.js';
 import { base_url_problem } from './base_url_check.js';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 
@@ -242,6 +243,7 @@ export const CONFIG_SHAPE = {
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
   sandbox: SANDBOX_SCHEMA.default({ ...DEFAULT_SANDBOX_SETTINGS }),
   checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
+  skills: SKILLS_SCHEMA.default({ ...DEFAULT_SKILLS, import: [] }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -296,6 +298,8 @@ export interface AgentConfig {
   readonly sandbox: Readonly<SandboxSettings>;
   /** Checkpoints of the work dir before each prompt's first change, for rewind. */
   readonly checkpoints: Readonly<CheckpointSettings>;
+  /** Agent Skills: whether they are offered, and the other folders they are taken from. */
+  readonly skills: Readonly<SkillsSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */
