@@ -28,13 +28,20 @@ import { collect_usage } from './collect_usage.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import { failure_hints } from './failure_hints.js';
 import { type AttachedMentions, attach_file_mentions } from './file_mentions.js';
+import { HOOK_SESSION_FIELD, HookDispatcher, type HookSession } from './hooks/hook_dispatcher.js';
+import { resolve_hook_sets } from './hooks/hook_sources.js';
+import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
 import { call_preview } from './permissions/call_preview.js';
-import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permissions/permission_gate.js';
+import {
+  type Approver,
+  PERMISSION_GATE_FIELD,
+  PERMISSION_HOOK,
+} from './permissions/permission_gate.js';
 import {
   PermissionPolicy,
   type RememberedAnswers,
@@ -100,6 +107,8 @@ export class Agent {
   readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
   /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
   readonly trusted: boolean;
+  /** The command hooks of the config and its imports (`hooks`), run on the agent's events. */
+  readonly hooks: HookDispatcher;
   #skills: Promise<SkillCatalog> | undefined;
 
   constructor(options: AgentOptions) {
@@ -130,13 +139,27 @@ export class Agent {
     }
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
-    this.executor = new ToolExecutor(this.registry, {
-      work_dir: config.work_dir,
-      sandbox: new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) }),
-    });
+    const sandbox = new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) });
+    this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir, sandbox });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
     // first, so a call that may not run reaches no plugin hook and takes no checkpoint
-    this.executor.add_hooks([PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.hooks = new HookDispatcher({
+      sets: () =>
+        resolve_hook_sets({
+          sets: config.hooks,
+          work_dir: config.work_dir,
+          ...(this.#env.HOME ? { home: this.#env.HOME } : {}),
+          on_warning: this.#warn,
+        }),
+      trusted: this.trusted,
+      work_dir: config.work_dir,
+      sandbox,
+      env_passthrough: config.sandbox.env_passthrough,
+      on_warning: (text) => this.#warn(text),
+    });
+    // command hooks (PreToolUse) first, as Claude Code runs them before its permission question;
+    // the plugins' hooks come after these, in load order
+    this.executor.add_hooks([this.hooks.tool_hooks(), PERMISSION_HOOK, CHECKPOINT_HOOK]);
     this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
@@ -332,7 +355,7 @@ export class Agent {
     if (this.#closed) throw new Error('Agent.run: the agent is closed');
     const { config } = this;
     const prepared = await this.#prepare(options.signal);
-    const seed: Message[] = [...(options.history ?? []), { role: 'user', content: options.input }];
+    const history = options.history ?? [];
     // Each run has its own emitter, forwarded to the shared one, so runs in parallel (a gateway
     // serving several chats) never record or count each other's events.
     const run_emitter = new AgentEmitter();
@@ -357,7 +380,33 @@ export class Agent {
       : null;
     const checkpoints = this.#run_checkpoints(options, handle, warn);
     const remembered = this.remembered_answers(handle);
+    const hook_session: HookSession = {
+      handle,
+      session_id: handle?.id ?? `run-${process.pid}-${Date.now().toString(36)}`,
+    };
     try {
+      const prompt = await run_prompt_hooks(this.hooks, {
+        input: options.input,
+        history,
+        session: hook_session,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      if (prompt.blocked !== undefined) {
+        warn(`a UserPromptSubmit hook blocked the prompt: ${prompt.blocked}`);
+        return {
+          outcome: {
+            messages: [...history],
+            final: `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`,
+            last_result: null,
+            turns_used: 0,
+            stopped_reason: 'final',
+          },
+          transcript: [...history],
+          usage_total,
+          session_path: handle?.path ?? null,
+        };
+      }
+      const seed: Message[] = [...history, { role: 'user', content: prompt.input }];
       const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
         chat,
@@ -368,6 +417,7 @@ export class Agent {
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
           [SKILL_GRANTS_FIELD]: this.#skill_grants(remembered, warn),
+          [HOOK_SESSION_FIELD]: hook_session,
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -385,7 +435,16 @@ export class Agent {
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
         ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       };
-      const outcome = await run_conversation(deps, seed, params);
+      const outcome = await continue_while_stop_hooks_block(
+        this.hooks,
+        await run_conversation(deps, seed, params),
+        {
+          session: hook_session,
+          max_turns: config.max_turns,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          run_again: (next, max_turns) => run_conversation(deps, next, { ...params, max_turns }),
+        },
+      );
       return {
         outcome,
         transcript: outcome.messages,
@@ -413,6 +472,17 @@ export class Agent {
     history: readonly Message[],
     options: { model?: string; signal?: AbortSignal } = {},
   ): Promise<CompressResult> {
+    if (await this.hooks.has('PreCompact')) {
+      await this.hooks.run(
+        'PreCompact',
+        { trigger: 'manual', custom_instructions: '' },
+        {
+          session: { handle: null, session_id: 'compact' },
+          match: ['manual'],
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        },
+      );
+    }
     return compress_messages(history, this.#chats.chat_for(options.model), {
       keep_recent: this.config.compression.keep_recent,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -438,7 +508,21 @@ export class Agent {
   ): unknown {
     if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
     const mode = options.approval_mode ?? this.config.permissions.mode ?? 'yolo';
-    const approver = options.approver ?? null;
+    const given = options.approver;
+    // a person is about to be asked: Claude Code's Notification event
+    const approver: Approver | null =
+      given === undefined
+        ? null
+        : (request, signal) => {
+            void this.hooks
+              .run(
+                'Notification',
+                { message: `Lich needs your permission: ${request.title}` },
+                { session: { handle, session_id: handle?.id ?? 'none' } },
+              )
+              .catch(() => undefined);
+            return given(request, signal);
+          };
     return session_permission_gate({
       policy: this.permissions,
       mode: () => mode,
@@ -508,6 +592,11 @@ export class Agent {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (await this.hooks.has('SessionEnd').catch(() => false)) {
+      await this.hooks
+        .run('SessionEnd', { reason: 'other' }, { session: { handle: null, session_id: 'end' } })
+        .catch(() => undefined);
+    }
     await this.#pruning;
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);

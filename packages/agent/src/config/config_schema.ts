@@ -4,6 +4,7 @@ import {
   type CheckpointSettings,
   DEFAULT_CHECKPOINTS,
 } from '../checkpoints/checkpoints_schema.js';
+import { HOOKS_SCHEMA, type HookSet } from '../hooks/hooks_schema.js';
 import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
@@ -244,6 +245,7 @@ export const CONFIG_SHAPE = {
   sandbox: SANDBOX_SCHEMA.default({ ...DEFAULT_SANDBOX_SETTINGS }),
   checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
   skills: SKILLS_SCHEMA.default({ ...DEFAULT_SKILLS, import: [] }),
+  hooks: HOOKS_SCHEMA.default({}),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -300,6 +302,11 @@ export interface AgentConfig {
   readonly checkpoints: Readonly<CheckpointSettings>;
   /** Agent Skills: whether they are offered, and the other folders they are taken from. */
   readonly skills: Readonly<SkillsSettings>;
+  /**
+   * The `hooks` of each config source, in order (user file, then project file), each marked with
+   * whether it is the person's or the repository's: a repository's run only in a trusted folder.
+   */
+  readonly hooks: readonly HookSet[];
 }
 
 /** The top-level keys of the configuration, in display order. */
