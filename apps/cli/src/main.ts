@@ -23,6 +23,8 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   gateway: async () => (await import('./commands/gateway.js')).command_gateway,
   sandbox: async () => (await import('./commands/sandbox.js')).command_sandbox,
   skills: async () => (await import('./commands/skills.js')).command_skills,
+  trust: async () => (await import('./commands/trust.js')).command_trust,
+  untrust: async () => (await import('./commands/trust.js')).command_untrust,
   db: async () => (await import('./commands/db.js')).command_db,
   completion: async () => (await import('./commands/completion.js')).command_completion,
   help: async () => command_help,

@@ -133,6 +133,7 @@ export { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.
 export type { Skill, SkillCatalog, SkillScope } from './skills/skill_types.js';
 export { format_skills } from './skills/skills_command.js';
 export { SKILL_IMPORTS, type SkillsSettings } from './skills/skills_schema.js';
+export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
 export {
   type FolderTrust,
   folder_trust,
