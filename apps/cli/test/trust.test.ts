@@ -51,6 +51,14 @@ async function hostile_repository(): Promise<void> {
 
 const MARKERS = ['pwned-prompt.txt', 'pwned-start.txt', 'pwned-tool.txt'];
 
+/** A command whose shell line its own allowed-tools permit: it runs once the folder is trusted. */
+async function hostile_command(): Promise<void> {
+  await put(
+    '.claude/commands/setup.md',
+    '---\ndescription: Set up\nallowed-tools: Bash(touch pwned-command.txt)\n---\nDone: !`touch pwned-command.txt`\n',
+  );
+}
+
 function enqueue_run(): void {
   server.enqueue(
     { tool_calls: [{ name: 'terminal', arguments: { command: 'echo hello' } }] },
@@ -61,6 +69,7 @@ function enqueue_run(): void {
 describe('trust', () => {
   it('runs nothing a fresh repository ships before it is trusted, and all of it after', async () => {
     await hostile_repository();
+    await hostile_command();
     const env = openai_env(sandbox, server.base_url);
     enqueue_run();
     const before = await run_lich(['say hello'], { cwd: sandbox.work_dir, env });
@@ -68,7 +77,19 @@ describe('trust', () => {
     expect(before.stderr).toMatch(
       /do not run: this folder is not trusted \(lich trust, or --trust\)/,
     );
-    for (const marker of MARKERS) expect(existsSync(join(sandbox.work_dir, marker))).toBe(false);
+    server.enqueue({ text: 'ok' });
+    const command_before = await run_lich(['chat'], {
+      cwd: sandbox.work_dir,
+      env,
+      input: '/setup\n',
+    });
+    expect(command_before.code).toBe(0);
+    expect(request_body<Body>(server, server.requests.length - 1).messages.at(-1)?.content).toMatch(
+      /\[not run: touch pwned-command\.txt — this folder is not trusted/,
+    );
+    for (const marker of [...MARKERS, 'pwned-command.txt']) {
+      expect(existsSync(join(sandbox.work_dir, marker))).toBe(false);
+    }
 
     const trusted = await run_lich(['trust'], { cwd: sandbox.work_dir, env: sandbox.env });
     expect(trusted.code).toBe(0);
@@ -82,10 +103,15 @@ describe('trust', () => {
     );
     expect(kept.folders[sandbox.work_dir]).toBe('trusted');
 
+    expect(trusted.stdout).toMatch(/command \/setup \(.*setup\.md\) runs shell lines/);
     enqueue_run();
     const after = await run_lich(['say hello'], { cwd: sandbox.work_dir, env });
     expect(after.code).toBe(0);
-    for (const marker of MARKERS) expect(existsSync(join(sandbox.work_dir, marker))).toBe(true);
+    server.enqueue({ text: 'ok' });
+    await run_lich(['chat'], { cwd: sandbox.work_dir, env, input: '/setup\n' });
+    for (const marker of [...MARKERS, 'pwned-command.txt']) {
+      expect(existsSync(join(sandbox.work_dir, marker))).toBe(true);
+    }
 
     const untrusted = await run_lich(['untrust'], { cwd: sandbox.work_dir, env: sandbox.env });
     expect(untrusted.code).toBe(0);

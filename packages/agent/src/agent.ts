@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
 import {
@@ -25,7 +26,10 @@ import { session_is_open } from './checkpoints/open_sessions.js';
 import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
 import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
+import { user_config_path } from './config/config_file.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
+import { find_custom_commands } from './custom_commands/find_custom_commands.js';
+import { register_custom_commands } from './custom_commands/register_custom_commands.js';
 import { failure_hints } from './failure_hints.js';
 import { type AttachedMentions, attach_file_mentions } from './file_mentions.js';
 import { HOOK_SESSION_FIELD, HookDispatcher, type HookSession } from './hooks/hook_dispatcher.js';
@@ -110,6 +114,8 @@ export class Agent {
   /** The command hooks of the config and its imports (`hooks`), run on the agent's events. */
   readonly hooks: HookDispatcher;
   #skills: Promise<SkillCatalog> | undefined;
+  #custom_commands: Promise<void> | undefined;
+  readonly #sandbox: Sandbox;
 
   constructor(options: AgentOptions) {
     const { config } = options;
@@ -140,6 +146,7 @@ export class Agent {
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
     const sandbox = new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) });
+    this.#sandbox = sandbox;
     this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir, sandbox });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
     // first, so a call that may not run reaches no plugin hook and takes no checkpoint
@@ -236,7 +243,7 @@ export class Agent {
    */
   prepare_plugins(): Promise<void> {
     const { config } = this;
-    if (config.plugins.length === 0) return Promise.resolve();
+    if (config.plugins.length === 0) return this.#prepare_custom_commands();
     this.#plugins ??= load_plugins(config.plugins, {
       registry: this.registry,
       executor: this.executor,
@@ -249,7 +256,32 @@ export class Agent {
     loading.catch(() => {
       if (this.#plugins === loading) this.#plugins = undefined;
     });
-    return loading.then(() => undefined);
+    return loading.then(() => this.#prepare_custom_commands());
+  }
+
+  /** Finds the custom commands once and adds them to `commands`, after the plugins'. */
+  #prepare_custom_commands(): Promise<void> {
+    const { config } = this;
+    this.#custom_commands ??= find_custom_commands({
+      work_dir: config.work_dir,
+      config_dir: dirname(user_config_path(this.#env)),
+    }).then((catalog) => {
+      for (const warning of catalog.warnings) this.#warn(warning);
+      register_custom_commands(
+        this.commands,
+        catalog.commands,
+        {
+          work_dir: config.work_dir,
+          sandbox: this.#sandbox,
+          policy: this.permissions,
+          mode: config.permissions.mode ?? 'default',
+          trusted: this.trusted,
+          env_passthrough: config.sandbox.env_passthrough,
+        },
+        this.#warn,
+      );
+    });
+    return this.#custom_commands;
   }
 
   #prepare(signal: AbortSignal | undefined): Promise<Prepared> {

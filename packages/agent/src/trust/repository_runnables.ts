@@ -1,3 +1,6 @@
+import { dirname } from 'node:path';
+import { user_config_path } from '../config/config_file.js';
+import { find_custom_commands } from '../custom_commands/find_custom_commands.js';
 import { resolve_hook_sets } from '../hooks/hook_sources.js';
 import { HOOK_EVENTS, type HookSet } from '../hooks/hooks_schema.js';
 import { find_skills_for } from '../skills/find_skills.js';
@@ -12,7 +15,7 @@ export interface RunnablesConfig {
 /**
  * What the repository in `config.work_dir` ships that would act on its own once the folder is
  * trusted, one line each: its hooks (per file, with their events), the skills whose
- * `allowed-tools` would be granted. Empty when it ships none. Never rejects.
+ * `allowed-tools` would be granted, the custom commands with shell lines. Empty when it ships none. Never rejects.
  */
 export async function repository_runnables(
   config: RunnablesConfig,
@@ -37,6 +40,16 @@ export async function repository_runnables(
   for (const skill of skills) {
     if (skill.scope === 'project' && skill.allowed_tools !== undefined) {
       lines.push(`skill ${skill.name} (${skill.path}) allows ${skill.allowed_tools.join(', ')}`);
+    }
+  }
+  const { commands } = await find_custom_commands({
+    work_dir: config.work_dir,
+    config_dir: dirname(user_config_path(env)),
+  });
+  for (const command of commands) {
+    const shell = command.dialect === 'toml' ? /!\{/ : /!`/;
+    if (command.origin === 'project' && shell.test(command.template)) {
+      lines.push(`command /${command.name} (${command.path}) runs shell lines`);
     }
   }
   return lines;
