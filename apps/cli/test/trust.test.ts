@@ -91,6 +91,10 @@ describe('trust', () => {
       expect(existsSync(join(sandbox.work_dir, marker))).toBe(false);
     }
 
+    const shown = await run_lich(['config'], { cwd: sandbox.work_dir, env: sandbox.env });
+    expect(shown.stdout).toMatch(/trust\s+not trusted \(never asked; lich trust\)/);
+    expect(shown.stdout).toMatch(/held back: command \/setup .* runs shell lines/);
+
     const trusted = await run_lich(['trust'], { cwd: sandbox.work_dir, env: sandbox.env });
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain(`Trusted ${sandbox.work_dir}`);
