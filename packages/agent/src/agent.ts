@@ -115,6 +115,8 @@ export class Agent {
   readonly hooks: HookDispatcher;
   #skills: Promise<SkillCatalog> | undefined;
   #custom_commands: Promise<void> | undefined;
+  /** Hooks run without waiting for them (Notification, an automatic PreCompact); `close` waits. */
+  readonly #hooks_running = new Set<Promise<unknown>>();
   readonly #sandbox: Sandbox;
 
   constructor(options: AgentOptions) {
@@ -416,6 +418,17 @@ export class Agent {
       handle,
       session_id: handle?.id ?? `run-${process.pid}-${Date.now().toString(36)}`,
     };
+    // the loop compresses on its own: PreCompact hears it (it cannot hold the loop back)
+    run_emitter.on((event) => {
+      if (event.type !== 'compress_start') return;
+      this.#background(
+        this.hooks.run(
+          'PreCompact',
+          { trigger: 'auto', custom_instructions: '' },
+          { session: hook_session, match: ['auto'] },
+        ),
+      );
+    });
     try {
       const prompt = await run_prompt_hooks(this.hooks, {
         input: options.input,
@@ -546,13 +559,13 @@ export class Agent {
       given === undefined
         ? null
         : (request, signal) => {
-            void this.hooks
-              .run(
+            this.#background(
+              this.hooks.run(
                 'Notification',
                 { message: `Lich needs your permission: ${request.title}` },
                 { session: { handle, session_id: handle?.id ?? 'none' } },
-              )
-              .catch(() => undefined);
+              ),
+            );
             return given(request, signal);
           };
     return session_permission_gate({
@@ -620,10 +633,18 @@ export class Agent {
     return failure_hints(error, this.config.providers, this.#env);
   }
 
+  #background(running: Promise<unknown>): void {
+    const settled = running
+      .catch(() => undefined)
+      .finally(() => this.#hooks_running.delete(settled));
+    this.#hooks_running.add(settled);
+  }
+
   /** Stops MCP servers and plugins. Idempotent; never rejects. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#hooks_running]);
     if (await this.hooks.has('SessionEnd').catch(() => false)) {
       await this.hooks
         .run('SessionEnd', { reason: 'other' }, { session: { handle: null, session_id: 'end' } })

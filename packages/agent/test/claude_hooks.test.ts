@@ -178,4 +178,49 @@ describe('hooks in Claude Code format', () => {
     await agent.close();
     expect(String(chat.calls[1]?.messages.at(-1)?.content)).toContain('codex says no');
   });
+
+  it('runs SessionStart, Notification, PreCompact and SessionEnd hooks with the event on stdin', async () => {
+    const record = (name: string) => ({
+      hooks: [{ type: 'command' as const, command: `cat > ${name}.json` }],
+    });
+    const chat = fake_chat([
+      { tool_calls: [{ id: 'c1', name: 'terminal', arguments: { command: 'echo hi' } }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({
+      config: make_config({
+        work_dir,
+        hooks: {
+          SessionStart: [{ matcher: 'startup', ...record('start') }],
+          Notification: [record('notification')],
+          PreCompact: [{ matcher: 'manual', ...record('compact') }],
+          SessionEnd: [record('end')],
+        },
+      }),
+      chat,
+    });
+    await agent.run({
+      input: 'go',
+      session: false,
+      approval_mode: 'default',
+      approver: async () => ({ option: 'allow_once' }),
+    });
+    await agent.compact([{ role: 'user', content: 'short' }]);
+    await agent.close();
+    const read = async (name: string) =>
+      JSON.parse(await readFile(join(work_dir, `${name}.json`), 'utf8')) as Record<string, unknown>;
+    expect(await read('start')).toMatchObject({
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    });
+    expect(await read('notification')).toMatchObject({
+      hook_event_name: 'Notification',
+      message: 'Lich needs your permission: terminal: echo hi',
+    });
+    expect(await read('compact')).toMatchObject({
+      hook_event_name: 'PreCompact',
+      trigger: 'manual',
+    });
+    expect(await read('end')).toMatchObject({ hook_event_name: 'SessionEnd', cwd: work_dir });
+  });
 });
