@@ -51,14 +51,13 @@ import {
   type RememberedAnswers,
   remembered_answers,
 } from './permissions/permission_policy.js';
-import { parse_rule } from './permissions/permission_rules.js';
 import { session_permission_gate } from './permissions/session_permission_gate.js';
 import { tool_allowed } from './permissions/tool_allowlist.js';
 import { session_store_of } from './session_store_of.js';
-import { lich_permission_rules } from './skills/claude_tool_names.js';
 import { find_skills_for } from './skills/find_skills.js';
-import { SKILL_GRANTS_FIELD, type SkillGrants } from './skills/skill_tool.js';
-import type { Skill, SkillCatalog } from './skills/skill_types.js';
+import { skill_grants } from './skills/skill_grants.js';
+import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
+import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -192,29 +191,6 @@ export class Agent {
     const { config } = this;
     this.#skills ??= find_skills_for(config, this.#env);
     return this.#skills;
-  }
-
-  /**
-   * The grant of a loaded skill's `allowed-tools` into `remembered`: a project skill grants
-   * nothing until the folder is trusted. Returns the rules granted.
-   */
-  #skill_grants(remembered: RememberedAnswers, warn: (text: string) => void): SkillGrants {
-    return (skill: Skill) => {
-      if (skill.allowed_tools === undefined) return [];
-      if (skill.scope === 'project' && !this.trusted) return [];
-      const granted: string[] = [];
-      for (const entry of skill.allowed_tools) {
-        for (const rule of lich_permission_rules(entry)) {
-          try {
-            remembered.allow.push(parse_rule(rule));
-            granted.push(rule);
-          } catch {
-            warn(`skill ${skill.path}: allowed-tools entry '${entry}' is not a tool rule; ignored`);
-          }
-        }
-      }
-      return granted;
-    };
   }
 
   /**
@@ -461,7 +437,7 @@ export class Agent {
         emitter: run_emitter,
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
-          [SKILL_GRANTS_FIELD]: this.#skill_grants(remembered, warn),
+          [SKILL_GRANTS_FIELD]: skill_grants(remembered, this.trusted, warn),
           [HOOK_SESSION_FIELD]: hook_session,
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
