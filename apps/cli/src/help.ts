@@ -315,6 +315,8 @@ Options:
   -C, --work-dir <dir>  the folder session/list shows before a session is open
   --client-terminal     run terminal commands in the editor's terminal when it offers one
                         (outside Lich's OS sandbox; off by default)
+  --trust               trust the folders of this run's sessions: their hooks and command
+                        shell lines run (else only folders lich trust named)
   -h, --help            show this help`;
 
 const SANDBOX = `Usage: lich sandbox check [options]
