@@ -3,7 +3,7 @@ import type { SessionHandle } from '@lich/session';
 import type { Sandbox, ToolHooks } from '@lich/tools';
 import { claude_tool_name } from '../skills/claude_tool_names.js';
 import { type HookVerdict, read_hook_output } from './hook_output.js';
-import { claude_tool_input } from './hook_tool_input.js';
+import { claude_tool_input, lich_tool_args } from './hook_tool_input.js';
 import type { HookEvent, HookGroup, HookSet } from './hooks_schema.js';
 import { run_hook_command } from './run_hook_command.js';
 
@@ -21,6 +21,8 @@ export interface HookSession {
 export interface HookRunResult {
   /** The first block's reason, when a hook blocked. */
   block?: string;
+  /** The last `updatedInput` a `PreToolUse` hook gave. */
+  updated_input?: Record<string, unknown>;
   /** Context every hook added, in order. */
   context: string[];
 }
@@ -129,6 +131,7 @@ export class HookDispatcher {
           this.#options.on_warning(`${event} hook '${hook.command}' failed: ${verdict.reason}`);
         }
         if (verdict.context !== undefined) result.context.push(verdict.context);
+        if (verdict.updated_input !== undefined) result.updated_input = verdict.updated_input;
         if (verdict.decision === 'block' && result.block === undefined) {
           result.block = verdict.reason ?? `blocked by a ${event} hook`;
           return result;
@@ -190,7 +193,11 @@ export class HookDispatcher {
           },
           { session: session_of(context), match: names(name), signal: context.signal },
         );
-        if (outcome.block === undefined) return undefined;
+        if (outcome.block === undefined) {
+          return outcome.updated_input === undefined
+            ? undefined
+            : { args: lich_tool_args(args, outcome.updated_input, this.#options.work_dir) };
+        }
         return {
           block: `A PreToolUse hook blocked this call: ${outcome.block}`,
           summary: 'blocked by a hook',

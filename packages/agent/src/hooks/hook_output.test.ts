@@ -46,4 +46,25 @@ describe('read_hook_output', () => {
     });
     expect(read_hook_output('PostToolUse', ran(0, 'noise')).decision).toBe('none');
   });
+
+  it('takes updatedInput, and maps it back onto the Lich call', async () => {
+    const { lich_tool_args } = await import('./hook_tool_input.js');
+    const updated = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'ls -a' } },
+    });
+    const verdict = read_hook_output('PreToolUse', ran(0, updated));
+    expect(verdict.updated_input).toEqual({ command: 'ls -a' });
+    expect(lich_tool_args({ command: 'ls' }, { command: 'ls -a', description: 'x' }, '/w')).toEqual(
+      {
+        command: 'ls -a',
+      },
+    );
+    expect(
+      lich_tool_args(
+        { path: 'a.txt', content: 'x' },
+        { file_path: '/w/b.txt', path: 'a.txt', content: 'y' },
+        '/w',
+      ),
+    ).toEqual({ path: 'b.txt', content: 'y' });
+  });
 });

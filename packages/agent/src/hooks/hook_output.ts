@@ -12,6 +12,8 @@ export interface HookVerdict {
   reason?: string;
   /** Text added for the model (`additionalContext`, or plain stdout where Claude Code adds it). */
   context?: string;
+  /** `PreToolUse`: the tool input to run with instead (`hookSpecificOutput.updatedInput`). */
+  updated_input?: Record<string, unknown>;
 }
 
 /** Events whose plain stdout (exit 0, not JSON) is added to what the model sees. */
@@ -31,7 +33,8 @@ function text(value: unknown): string | undefined {
  * Reads a hook command's answer with Claude Code's wire contract: exit code 2 blocks, with stderr
  * as the reason; exit 0 with JSON on stdout decides through `decision: "block"` + `reason`,
  * `continue: false` + `stopReason`, `hookSpecificOutput.permissionDecision: "deny"` +
- * `permissionDecisionReason`, and adds `hookSpecificOutput.additionalContext`; exit 0 with plain
+ * `permissionDecisionReason`, adds `hookSpecificOutput.additionalContext`, and takes
+ * `hookSpecificOutput.updatedInput` (a `PreToolUse` hook rewriting the call); exit 0 with plain
  * stdout adds it as context for `UserPromptSubmit` and `SessionStart`; any other exit is an error
  * that blocks nothing. Pure.
  */
@@ -85,5 +88,9 @@ export function read_hook_output(event: HookEvent, outcome: HookCommandOutcome):
       ...with_context,
     };
   }
-  return context === undefined ? { decision: 'none' } : { decision: 'context', context };
+  const updated = as_record(specific?.updatedInput);
+  const with_update = updated === undefined ? {} : { updated_input: updated };
+  return context === undefined
+    ? { decision: 'none', ...with_update }
+    : { decision: 'context', context, ...with_update };
 }
