@@ -31,6 +31,7 @@ export const AGENT_OPTIONS = {
   'append-system-prompt': { type: 'string' },
   'allowed-tools': { type: 'string', multiple: true },
   'disallowed-tools': { type: 'string', multiple: true },
+  trust: { type: 'boolean' },
 } as const satisfies OptionTable;
 
 /** How a run is printed: `--json`, `--output-format`, `-q/--quiet`, `-v/--verbose`. */

@@ -128,7 +128,7 @@ function chat_context(state: ChatState): CommandContext {
 }
 
 /** A line that names a slash command: `/word` at its start. `//text` is text. */
-const COMMAND_LINE = /^\/([A-Za-z][\w-]*)(?:\s+(.*))?$/s;
+const COMMAND_LINE = /^\/([A-Za-z][\w:-]*)(?:\s+(.*))?$/s;
 
 /**
  * Runs `line` when it is a slash command: resolves with `{ handled: false }` for a line to send
@@ -155,6 +155,8 @@ export async function run_chat_command(
   }
   const result = await state.agent.commands.run(chat_context(state), name, match[2] ?? '');
   if (result.output !== '') state.say(result.output);
+  // a custom command's prompt goes to the model as if typed
+  if (result.prompt !== undefined) return { handled: false, text: result.prompt };
   if (name === 'help') state.say('//text sends a line that starts with a slash');
   return { handled: true, exit: false };
 }

@@ -35,6 +35,7 @@ const OPTION_VALUES: Readonly<Record<string, readonly string[]>> = {
 /** Words after a command that are not in its help's Subcommands section. */
 const EXTRA_WORDS: Readonly<Record<string, readonly string[]>> = {
   gateway: ['telegram', 'discord', 'twitch', 'webhook', 'pair'],
+  skills: ['list'],
   completion: ['bash', 'zsh', 'fish'],
   help: COMMANDS,
 };

@@ -14,6 +14,9 @@ export const COMMANDS = [
   'acp',
   'gateway',
   'sandbox',
+  'skills',
+  'trust',
+  'untrust',
   'db',
   'completion',
   'help',
@@ -37,6 +40,7 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --append-system-prompt <text>   add text to the end of the system prompt
   --allowed-tools <names>         only these tools (comma-separated; * matches any run)
   --disallowed-tools <names>      never these tools (same patterns; wins over allowed)
+  --trust               trust the folder for this run: its hooks and command shell lines run
   -h, --help            show this help`;
 
 /** `-q` and `-v`, of the commands that print a run's progress (`lich "task"`, `chat`). */
@@ -73,6 +77,9 @@ Commands:
   acp                         Lich as an Agent Client Protocol agent for editors (stdio)
   gateway <platform>          run a chat bot: telegram, discord, twitch or webhook
   sandbox check               whether commands run sandboxed here, and why
+  skills [list]               the skills (SKILL.md) found for this folder, and from where
+  trust [folder]              let what the folder ships run: its hooks, command shell lines
+  untrust [folder]            run nothing the folder ships, and stop asking
   db migrate                  create or update the tables of a PostgreSQL store
   completion bash|zsh|fish    print a shell completion script
   help [command]              help for a command
@@ -308,6 +315,8 @@ Options:
   -C, --work-dir <dir>  the folder session/list shows before a session is open
   --client-terminal     run terminal commands in the editor's terminal when it offers one
                         (outside Lich's OS sandbox; off by default)
+  --trust               trust the folders of this run's sessions: their hooks and command
+                        shell lines run (else only folders lich trust named)
   -h, --help            show this help`;
 
 const SANDBOX = `Usage: lich sandbox check [options]
@@ -320,6 +329,44 @@ here, 1 when none can.
 Options:
   --json                print one JSON document
   -C, --work-dir <dir>  the folder whose config to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const SKILLS = `Usage: lich skills [list] [options]
+
+Lists the skills found for the folder: each SKILL.md under .lich/skills/, .agents/skills/ and
+.claude/skills/ of the folder and its parents up to the repository root (the nearest wins), then
+~/.config/lich/skills/ and the folders skills.import names (claude, codex, agents, gemini, or a
+path). A SKILL.md that cannot be read is named with why. The model sees each skill's name and
+description, and loads the rest with the skill tool when a task needs it.
+
+Options:
+  --json                print one JSON document
+  -C, --work-dir <dir>  the folder whose skills to list
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const TRUST = `Usage: lich trust [folder] [options]
+
+Trusts the folder (default: the work dir) and what is under it: the hooks of its config and of
+the files hooks.import names (.claude/settings.json, .codex/hooks.json), the shell lines of its
+custom commands and its skills' allowed-tools may then act. Until a folder is trusted nothing it
+ships runs on its own; on a terminal lich asks once, the first time such a folder is opened, and
+keeps the answer in ~/.config/lich/trusted_folders.json. Off a terminal it stays untrusted unless
+--trust is given. Says what the folder ships.
+
+Options:
+  -C, --work-dir <dir>  the folder (the same as giving it)
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const UNTRUST = `Usage: lich untrust [folder] [options]
+
+Keeps the folder (default: the work dir) untrusted: nothing it ships runs on its own (hooks,
+command shell lines, skills' allowed-tools), and lich stops asking. Its skills are still listed.
+
+Options:
+  -C, --work-dir <dir>  the folder (the same as giving it)
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
 
@@ -378,6 +425,9 @@ const TEXTS: Record<CommandName | 'main', string> = {
   acp: ACP,
   gateway: GATEWAY,
   sandbox: SANDBOX,
+  skills: SKILLS,
+  trust: TRUST,
+  untrust: UNTRUST,
   db: DB,
   completion: COMPLETION,
   help: HELP,

@@ -1,5 +1,6 @@
 import type { Agent, AgentConfig } from '@lich/agent';
 import type { CommandContext } from './context.js';
+import { resolve_folder_trust } from './folder_trust.js';
 import { BASE_URL_WITHOUT_KEY_HINT, MODEL_ALONE_HINT, NO_PROVIDER_MESSAGE } from './no_provider.js';
 import { version } from './version.js';
 
@@ -34,12 +35,16 @@ export async function make_agent(
   context: CommandContext,
   config: AgentConfig,
   output: { quiet: boolean } = { quiet: false },
+  trust_flag = false,
 ): Promise<Agent> {
   const { Agent, missing_api_keys } = await import('@lich/agent');
   for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
+  // asked (on a terminal, once per folder) before anything the folder ships may run
+  const trusted = await resolve_folder_trust(context, config, trust_flag);
   return new Agent({
     config,
     env: context.io.env,
+    trusted,
     lich_version: version(),
     on_warning: (text) => context.warn(text),
     on_provider_event: (event) => {

@@ -280,6 +280,13 @@ export class TuiController {
       return;
     }
     const result = await this.client.run_command(this.session_id, name, args || undefined);
+    // a custom command's prompt goes to the model as if typed
+    if (result.prompt !== undefined) {
+      if (result.output !== '')
+        this.store.dispatch({ type: 'notice', level: 'info', text: result.output });
+      await this.send(result.prompt);
+      return;
+    }
     this.store.dispatch({
       type: 'command_output',
       name,

@@ -507,7 +507,7 @@ export class AcpAgent implements AcpAgentHandlers {
     context: AcpRequestContext,
   ): Promise<{ stopReason: NonNullable<ReturnType<typeof acp_stop_reason>> }> {
     const session = this.#require(params.sessionId);
-    const input = prompt_input(params.prompt);
+    let input = prompt_input(params.prompt);
     if (input === '') return { stopReason: 'end_turn' };
     const command = slash_command(input);
     if (command && session.host.commands(session.id).some((known) => known.name === command.name)) {
@@ -522,7 +522,9 @@ export class AcpAgent implements AcpAgentHandlers {
           content: text_block(result.output),
         });
       }
-      return { stopReason: 'end_turn' };
+      // a custom command's prompt is this turn's prompt
+      if (result.prompt === undefined) return { stopReason: 'end_turn' };
+      input = result.prompt;
     }
     const ticket = await session.host.prompt(session.id, input).catch((error) => {
       throw acp_error(error, session.id);

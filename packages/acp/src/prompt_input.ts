@@ -65,7 +65,7 @@ export function prompt_input(blocks: readonly ContentBlock[]): string {
 
 /** A slash command at the start of the prompt: `/name args` (the name without the slash). */
 export function slash_command(input: string): { name: string; args: string } | undefined {
-  const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(input.trim());
+  const match = /^\/([A-Za-z][\w:-]*)(?:\s+([\s\S]*))?$/.exec(input.trim());
   if (!match?.[1]) return undefined;
   return { name: match[1], args: (match[2] ?? '').trim() };
 }

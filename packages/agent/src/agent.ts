@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
 import {
@@ -25,16 +26,26 @@ import { session_is_open } from './checkpoints/open_sessions.js';
 import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
 import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
+import { user_config_path } from './config/config_file.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
+import { find_custom_commands } from './custom_commands/find_custom_commands.js';
+import { register_custom_commands } from './custom_commands/register_custom_commands.js';
 import { failure_hints } from './failure_hints.js';
 import { type AttachedMentions, attach_file_mentions } from './file_mentions.js';
+import { HOOK_SESSION_FIELD, HookDispatcher, type HookSession } from './hooks/hook_dispatcher.js';
+import { resolve_hook_sets } from './hooks/hook_sources.js';
+import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
 import { call_preview } from './permissions/call_preview.js';
-import { PERMISSION_GATE_FIELD, PERMISSION_HOOK } from './permissions/permission_gate.js';
+import {
+  type Approver,
+  PERMISSION_GATE_FIELD,
+  PERMISSION_HOOK,
+} from './permissions/permission_gate.js';
 import {
   PermissionPolicy,
   type RememberedAnswers,
@@ -43,6 +54,11 @@ import {
 import { session_permission_gate } from './permissions/session_permission_gate.js';
 import { tool_allowed } from './permissions/tool_allowlist.js';
 import { session_store_of } from './session_store_of.js';
+import { find_skills_for } from './skills/find_skills.js';
+import { skill_grants } from './skills/skill_grants.js';
+import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
+import type { SkillCatalog } from './skills/skill_types.js';
+import { skills_command } from './skills/skills_command.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -92,6 +108,15 @@ export class Agent {
   #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
   readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
+  readonly trusted: boolean;
+  /** The command hooks of the config and its imports (`hooks`), run on the agent's events. */
+  readonly hooks: HookDispatcher;
+  #skills: Promise<SkillCatalog> | undefined;
+  #custom_commands: Promise<void> | undefined;
+  /** Hooks run without waiting for them (Notification, an automatic PreCompact); `close` waits. */
+  readonly #hooks_running = new Set<Promise<unknown>>();
+  readonly #sandbox: Sandbox;
 
   constructor(options: AgentOptions) {
     const { config } = options;
@@ -100,6 +125,7 @@ export class Agent {
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#lich_version = options.lich_version;
+    this.trusted = options.trusted === true;
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -120,13 +146,28 @@ export class Agent {
     }
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
-    this.executor = new ToolExecutor(this.registry, {
-      work_dir: config.work_dir,
-      sandbox: new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) }),
-    });
+    const sandbox = new Sandbox(config.sandbox, { on_warning: (message) => this.#warn(message) });
+    this.#sandbox = sandbox;
+    this.executor = new ToolExecutor(this.registry, { work_dir: config.work_dir, sandbox });
     this.permissions = new PermissionPolicy(config.permissions, config.work_dir);
     // first, so a call that may not run reaches no plugin hook and takes no checkpoint
-    this.executor.add_hooks([PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.hooks = new HookDispatcher({
+      sets: () =>
+        resolve_hook_sets({
+          sets: config.hooks,
+          work_dir: config.work_dir,
+          ...(this.#env.HOME ? { home: this.#env.HOME } : {}),
+          on_warning: this.#warn,
+        }),
+      trusted: this.trusted,
+      work_dir: config.work_dir,
+      sandbox,
+      env_passthrough: config.sandbox.env_passthrough,
+      on_warning: (text) => this.#warn(text),
+    });
+    // command hooks (PreToolUse) first, as Claude Code runs them before its permission question;
+    // the plugins' hooks come after these, in load order
+    this.executor.add_hooks([this.hooks.tool_hooks(), PERMISSION_HOOK, CHECKPOINT_HOOK]);
     this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
@@ -139,6 +180,17 @@ export class Agent {
     // the configured chain is built now, so a config the router refuses fails here, as before
     this.#chats.chat_for(undefined);
     for (const command of builtin_commands()) this.commands.register(command);
+    this.commands.register(skills_command(() => this.skills()));
+  }
+
+  /**
+   * The skills found for the work dir (once; see `find_skills`), or none when `skills.enabled` is
+   * false. Warnings are in the catalog, not said. Never rejects.
+   */
+  skills(): Promise<SkillCatalog> {
+    const { config } = this;
+    this.#skills ??= find_skills_for(config, this.#env);
+    return this.#skills;
   }
 
   /**
@@ -169,7 +221,7 @@ export class Agent {
    */
   prepare_plugins(): Promise<void> {
     const { config } = this;
-    if (config.plugins.length === 0) return Promise.resolve();
+    if (config.plugins.length === 0) return this.#prepare_custom_commands();
     this.#plugins ??= load_plugins(config.plugins, {
       registry: this.registry,
       executor: this.executor,
@@ -182,7 +234,32 @@ export class Agent {
     loading.catch(() => {
       if (this.#plugins === loading) this.#plugins = undefined;
     });
-    return loading.then(() => undefined);
+    return loading.then(() => this.#prepare_custom_commands());
+  }
+
+  /** Finds the custom commands once and adds them to `commands`, after the plugins'. */
+  #prepare_custom_commands(): Promise<void> {
+    const { config } = this;
+    this.#custom_commands ??= find_custom_commands({
+      work_dir: config.work_dir,
+      config_dir: dirname(user_config_path(this.#env)),
+    }).then((catalog) => {
+      for (const warning of catalog.warnings) this.#warn(warning);
+      register_custom_commands(
+        this.commands,
+        catalog.commands,
+        {
+          work_dir: config.work_dir,
+          sandbox: this.#sandbox,
+          policy: this.permissions,
+          mode: config.permissions.mode ?? 'default',
+          trusted: this.trusted,
+          env_passthrough: config.sandbox.env_passthrough,
+        },
+        this.#warn,
+      );
+    });
+    return this.#custom_commands;
   }
 
   #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
@@ -196,6 +273,7 @@ export class Agent {
         this.#mcp = attachment;
       },
       on_warning: this.#warn,
+      skills: () => this.skills(),
       ...(signal === undefined ? {} : { signal }),
     });
     // A failed preparation (a plugin that does not load) is retried by the next run.
@@ -287,7 +365,7 @@ export class Agent {
     if (this.#closed) throw new Error('Agent.run: the agent is closed');
     const { config } = this;
     const prepared = await this.#prepare(options.signal);
-    const seed: Message[] = [...(options.history ?? []), { role: 'user', content: options.input }];
+    const history = options.history ?? [];
     // Each run has its own emitter, forwarded to the shared one, so runs in parallel (a gateway
     // serving several chats) never record or count each other's events.
     const run_emitter = new AgentEmitter();
@@ -311,7 +389,45 @@ export class Agent {
         })
       : null;
     const checkpoints = this.#run_checkpoints(options, handle, warn);
+    const remembered = this.remembered_answers(handle);
+    const hook_session: HookSession = {
+      handle,
+      session_id: handle?.id ?? `run-${process.pid}-${Date.now().toString(36)}`,
+    };
+    // the loop compresses on its own: PreCompact hears it (it cannot hold the loop back)
+    run_emitter.on((event) => {
+      if (event.type !== 'compress_start') return;
+      this.#background(
+        this.hooks.run(
+          'PreCompact',
+          { trigger: 'auto', custom_instructions: '' },
+          { session: hook_session, match: ['auto'] },
+        ),
+      );
+    });
     try {
+      const prompt = await run_prompt_hooks(this.hooks, {
+        input: options.input,
+        history,
+        session: hook_session,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      if (prompt.blocked !== undefined) {
+        warn(`a UserPromptSubmit hook blocked the prompt: ${prompt.blocked}`);
+        return {
+          outcome: {
+            messages: [...history],
+            final: `The prompt was blocked by a UserPromptSubmit hook: ${prompt.blocked}`,
+            last_result: null,
+            turns_used: 0,
+            stopped_reason: 'final',
+          },
+          transcript: [...history],
+          usage_total,
+          session_path: handle?.path ?? null,
+        };
+      }
+      const seed: Message[] = [...history, { role: 'user', content: prompt.input }];
       const chat = this.#chats.chat_for(options.model, options.on_provider_event);
       const deps = {
         chat,
@@ -320,7 +436,9 @@ export class Agent {
         definitions: this.registry.definitions(),
         emitter: run_emitter,
         tool_context: {
-          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, warn),
+          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
+          [SKILL_GRANTS_FIELD]: skill_grants(remembered, this.trusted, warn),
+          [HOOK_SESSION_FIELD]: hook_session,
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -338,7 +456,16 @@ export class Agent {
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
         ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       };
-      const outcome = await run_conversation(deps, seed, params);
+      const outcome = await continue_while_stop_hooks_block(
+        this.hooks,
+        await run_conversation(deps, seed, params),
+        {
+          session: hook_session,
+          max_turns: config.max_turns,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          run_again: (next, max_turns) => run_conversation(deps, next, { ...params, max_turns }),
+        },
+      );
       return {
         outcome,
         transcript: outcome.messages,
@@ -366,6 +493,17 @@ export class Agent {
     history: readonly Message[],
     options: { model?: string; signal?: AbortSignal } = {},
   ): Promise<CompressResult> {
+    if (await this.hooks.has('PreCompact')) {
+      await this.hooks.run(
+        'PreCompact',
+        { trigger: 'manual', custom_instructions: '' },
+        {
+          session: { handle: null, session_id: 'compact' },
+          match: ['manual'],
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        },
+      );
+    }
     return compress_messages(history, this.#chats.chat_for(options.model), {
       keep_recent: this.config.compression.keep_recent,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -386,16 +524,31 @@ export class Agent {
   #run_gate(
     options: AgentRunOptions,
     handle: SessionHandle | null,
+    remembered: RememberedAnswers,
     warn: (text: string) => void,
   ): unknown {
     if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
     const mode = options.approval_mode ?? this.config.permissions.mode ?? 'yolo';
-    const approver = options.approver ?? null;
+    const given = options.approver;
+    // a person is about to be asked: Claude Code's Notification event
+    const approver: Approver | null =
+      given === undefined
+        ? null
+        : (request, signal) => {
+            this.#background(
+              this.hooks.run(
+                'Notification',
+                { message: `Lich needs your permission: ${request.title}` },
+                { session: { handle, session_id: handle?.id ?? 'none' } },
+              ),
+            );
+            return given(request, signal);
+          };
     return session_permission_gate({
       policy: this.permissions,
       mode: () => mode,
       approver: () => approver,
-      remembered: this.remembered_answers(handle),
+      remembered,
       handle,
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),
@@ -456,10 +609,23 @@ export class Agent {
     return failure_hints(error, this.config.providers, this.#env);
   }
 
+  #background(running: Promise<unknown>): void {
+    const settled = running
+      .catch(() => undefined)
+      .finally(() => this.#hooks_running.delete(settled));
+    this.#hooks_running.add(settled);
+  }
+
   /** Stops MCP servers and plugins. Idempotent; never rejects. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#hooks_running]);
+    if (await this.hooks.has('SessionEnd').catch(() => false)) {
+      await this.hooks
+        .run('SessionEnd', { reason: 'other' }, { session: { handle: null, session_id: 'end' } })
+        .catch(() => undefined);
+    }
     await this.#pruning;
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);

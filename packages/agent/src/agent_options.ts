@@ -31,6 +31,13 @@ export interface AgentOptions {
    * dir is the bot's). Default: as the config says.
    */
   checkpoints?: boolean;
+  /**
+   * True when the person trusts the work dir (`lich trust`, the first-run question, `--trust`):
+   * then what the repository ships may act on its own — a project skill's `allowed-tools` are
+   * granted when it loads, the hooks and command shell lines of the project run. Default false:
+   * project skills are still listed and loadable, but grant nothing and run nothing by themselves.
+   */
+  trusted?: boolean;
 }
 
 /** One run's input. */

@@ -2,13 +2,15 @@ import { dirname } from 'node:path';
 import type { ToolRegistry } from '@lich/tools';
 import { user_config_path } from './config/config_file.js';
 import type { AgentConfig } from './config/config_schema.js';
-import { unmatched_tool_patterns } from './permissions/tool_allowlist.js';
+import { tool_allowed, unmatched_tool_patterns } from './permissions/tool_allowlist.js';
 import {
   find_project_instructions,
   find_user_instructions,
   type ProjectInstructions,
   with_project_instructions,
 } from './project_instructions.js';
+import { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.js';
+import type { SkillCatalog } from './skills/skill_types.js';
 
 /** What every run of an Agent starts from, set up once before the first model call. */
 export interface Prepared {
@@ -27,6 +29,8 @@ export interface PrepareTarget {
   /** Keeps the MCP attachment, so the agent can close it. */
   on_mcp(attachment: { close(): Promise<void> }): void;
   on_warning(text: string): void;
+  /** The skills found (empty when `skills.enabled` is false); their warnings are not yet said. */
+  skills(): Promise<SkillCatalog>;
   signal?: AbortSignal;
 }
 
@@ -57,6 +61,13 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
     );
   }
   const { tools_enabled, tools_disabled } = config;
+  const catalog = await target.skills();
+  for (const warning of catalog.warnings) target.on_warning(warning);
+  let skill_tool_offered = false;
+  if (catalog.skills.length > 0 && tool_allowed(SKILL_TOOL_NAME, tools_enabled, tools_disabled)) {
+    if (!registry.has(SKILL_TOOL_NAME)) registry.register(skill_tool(catalog.skills));
+    skill_tool_offered = registry.has(SKILL_TOOL_NAME);
+  }
   const registered = registry.names();
   for (const warning of unmatched_tool_patterns(
     [...new Set([...target.known_tools, ...registered, ...registry.refused_names()])],
@@ -74,7 +85,15 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
     ...(user ? [user] : []),
     ...(await find_project_instructions(config.work_dir, { on_skip })),
   ];
-  const prompt = with_project_instructions(config.system_prompt, instructions, config.work_dir);
+  const with_instructions = with_project_instructions(
+    config.system_prompt,
+    instructions,
+    config.work_dir,
+  );
+  // after the instructions, and the same text every turn: only names and descriptions
+  const skills_section = skills_prompt(catalog.skills, skill_tool_offered);
+  const prompt =
+    skills_section === '' ? with_instructions : `${with_instructions}\n\n${skills_section}`;
   return {
     // --append-system-prompt last: after AGENTS.md, as its help says
     system_prompt:

@@ -63,6 +63,22 @@ export {
 export type { AttachedMentions } from './file_mentions.js';
 export { ATTACHMENT_MARK, attach_file_mentions, file_mentions } from './file_mentions.js';
 export {
+  HOOK_SESSION_FIELD,
+  HookDispatcher,
+  type HookRunResult,
+  type HookSession,
+} from './hooks/hook_dispatcher.js';
+export { type HookVerdict, read_hook_output } from './hooks/hook_output.js';
+export { HOOK_IMPORTS, resolve_hook_sets } from './hooks/hook_sources.js';
+export {
+  HOOK_EVENTS,
+  type HookEvent,
+  type HookGroup,
+  type HookSet,
+  type HooksSettings,
+} from './hooks/hooks_schema.js';
+export { run_hook_command } from './hooks/run_hook_command.js';
+export {
   type CommandContext,
   CommandRegistry,
   type SessionListing,
@@ -110,3 +126,18 @@ export type { PermissionRule } from './permissions/permission_rules.js';
 export type { PermissionsSettings } from './permissions/permissions_schema.js';
 export { create_provider_chat, missing_api_keys } from './provider_chat.js';
 export { session_store_of } from './session_store_of.js';
+export { CLAUDE_TOOL_NAMES, lich_permission_rules } from './skills/claude_tool_names.js';
+export { find_skills, find_skills_for, PROJECT_SKILL_FOLDERS } from './skills/find_skills.js';
+export { parse_front_matter } from './skills/front_matter.js';
+export { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.js';
+export type { Skill, SkillCatalog, SkillScope } from './skills/skill_types.js';
+export { format_skills } from './skills/skills_command.js';
+export { SKILL_IMPORTS, type SkillsSettings } from './skills/skills_schema.js';
+export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
+export {
+  type FolderTrust,
+  folder_trust,
+  set_folder_trust,
+  type TrustAnswer,
+  trust_file_path,
+} from './trust/trust_store.js';

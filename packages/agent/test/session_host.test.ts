@@ -447,6 +447,7 @@ describe('SessionHost', () => {
       'model',
       'sessions',
       'rewind',
+      'skills',
       'deploy',
       'broken',
     ]);

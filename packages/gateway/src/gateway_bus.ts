@@ -1,6 +1,7 @@
 import { type SessionHost, SessionHostError } from '@lich/agent';
 import type { GatewayAdapter, GatewayIngress, IngestResult } from './adapter.js';
 import { ApprovalRouter } from './approval_router.js';
+import { command_prompt } from './command_prompt.js';
 import { Delivery } from './delivery.js';
 import type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
 import type { GatewayLogEntry } from './gateway_log.js';
@@ -487,7 +488,11 @@ export class GatewayBus implements GatewayIngress {
       conversation.in_flight = in_flight;
       let ticket: Awaited<ReturnType<SessionHost['prompt']>>;
       try {
-        ticket = await this.host.prompt(session_id, prompt_text(batch.map((m) => m.message)), {
+        const messages = batch.map((m) => m.message);
+        // a team's custom command (`/review x`) sends its own prompt
+        const text =
+          (await command_prompt(this.host, session_id, messages)) ?? prompt_text(messages);
+        ticket = await this.host.prompt(session_id, text, {
           client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
         });
       } catch (error) {

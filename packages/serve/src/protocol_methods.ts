@@ -162,7 +162,8 @@ export interface MethodMap {
   };
   'command.run': {
     params: SessionParams & { name: string; args?: string };
-    result: { ok: boolean; output: string };
+    /** `prompt`: a custom command's filled-in template, for the client to send as the prompt. */
+    result: { ok: boolean; output: string; prompt?: string };
   };
   'models.list': { params: Record<string, never> | undefined; result: { models: WireModelInfo[] } };
   'tools.list': { params: Record<string, never> | undefined; result: { tools: WireToolInfo[] } };

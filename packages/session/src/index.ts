@@ -31,6 +31,7 @@ export {
   type BudgetExhaustedRecord,
   type CheckpointMarkRecord,
   type CompressEndRecord,
+  type HookRecord,
   type MessageRecord,
   type MessageSource,
   type PermissionRecord,

@@ -152,6 +152,23 @@ export interface PermissionRecord extends RecordBase {
 }
 
 /**
+ * A hook command ran on an agent event (`PreToolUse`, `Stop`…) and decided: `block` (the call,
+ * the prompt or the stop refused, `reason` saying why), `context` (text added for the model),
+ * `none`, or `error` (the hook failed; nothing was blocked).
+ */
+export interface HookRecord extends RecordBase {
+  type: 'hook';
+  event: string;
+  command: string;
+  exit_code: number | null;
+  decision: 'block' | 'context' | 'none' | 'error';
+  /** The tool, for `PreToolUse` and `PostToolUse`: Claude Code's name (`Bash`). */
+  tool?: string;
+  reason?: string;
+  context?: string;
+}
+
+/**
  * A checkpoint of the work folder was taken for a run (`@lich/checkpoints`): `before_prompt` just
  * before the run's first change (a write, an edit, a command), `after_prompt` when the run ended.
  */
@@ -192,6 +209,7 @@ export type SessionRecord =
   | RunEndRecord
   | TitleRecord
   | PermissionRecord
+  | HookRecord
   | CheckpointMarkRecord
   | RewindRecord;
 
@@ -213,6 +231,7 @@ export const SESSION_RECORD_TYPES: readonly SessionRecordType[] = [
   'run_end',
   'title',
   'permission',
+  'hook',
   'checkpoint',
   'rewind',
 ];

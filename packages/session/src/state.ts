@@ -170,6 +170,7 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       return;
     case 'budget_exhausted':
     case 'permission':
+    case 'hook':
       return;
   }
 }

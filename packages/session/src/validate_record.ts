@@ -109,6 +109,11 @@ function check_fields(fields: Fields): string | undefined {
         return "'decision' is not allow or deny";
       }
       return fields.run === undefined ? undefined : require_counts(fields, ['run']);
+    case 'hook':
+      for (const name of ['event', 'command', 'decision']) {
+        if (typeof fields[name] !== 'string') return `'${name}' is not a string`;
+      }
+      return undefined;
     case 'checkpoint':
       if (fields.kind !== 'before_prompt' && fields.kind !== 'after_prompt') {
         return "'kind' is not before_prompt or after_prompt";

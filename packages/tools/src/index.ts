@@ -74,5 +74,11 @@ export { unix_socket_filter } from './sandbox/seccomp_filter.js';
 export { BASE_ENV_NAMES } from './shell/env.js';
 export type { HardlineRule, HardlineViolation } from './shell/hardline.js';
 export { check_hardline } from './shell/hardline.js';
-export { TERMINAL_TIMEOUT_MS, terminal_tool } from './shell/terminal.js';
+export {
+  run_shell_command,
+  type ShellCommandOptions,
+  type ShellCommandOutcome,
+  TERMINAL_TIMEOUT_MS,
+  terminal_tool,
+} from './shell/terminal.js';
 export { run_tests_tool } from './tests/run_tests.js';

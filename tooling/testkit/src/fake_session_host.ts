@@ -8,6 +8,8 @@
  */
 import type {
   ApprovalMode,
+  CommandInfo,
+  CommandResult,
   HostEvent,
   HostEventPayloads,
   HostEventType,
@@ -393,11 +395,11 @@ export class FakeSessionHost implements SessionHost {
 
   async set_model(): Promise<void> {}
 
-  commands() {
+  commands(_session_id?: string): CommandInfo[] {
     return [];
   }
 
-  async run_command() {
+  async run_command(_session_id: string, _name: string, _args?: string): Promise<CommandResult> {
     return { ok: false, output: 'no commands' };
   }
 

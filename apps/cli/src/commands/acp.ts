@@ -19,6 +19,7 @@ const ACP_OPTIONS = {
   'approval-mode': { type: 'string' },
   yolo: { type: 'boolean' },
   'client-terminal': { type: 'boolean' },
+  trust: { type: 'boolean' },
 } as const;
 
 const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
@@ -69,9 +70,11 @@ function host_factory(
     const config = await with_client_servers(loaded.config, setup.mcp_servers);
     const { Agent, create_session_host, missing_api_keys } = await import('@lich/agent');
     for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
+    const { resolve_folder_trust } = await import('../folder_trust.js');
     const agent = new Agent({
       config,
       env: context.io.env,
+      trusted: await resolve_folder_trust(context, config, values.trust === true),
       tools: setup.tools,
       lich_version: version(),
       on_warning: (text) => context.warn(text),

@@ -49,7 +49,7 @@ export const command_chat: Command = async (context) => {
   });
   if (loaded === null) return EXIT.USAGE;
   if (report_no_provider(context, loaded.config, model_given(context, values))) return EXIT.USAGE;
-  const agent = await make_agent(context, loaded.config, output);
+  const agent = await make_agent(context, loaded.config, output, values.trust === true);
   let session: SessionHandle | null = null;
   try {
     let resume = string_option(values.resume);

@@ -37,9 +37,12 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
   if (loaded === null) return EXIT.USAGE;
   const { redact_config } = await import('@lich/agent');
   const shown = redact_config(loaded.config) as Record<string, unknown>;
+  const { folder_trust, repository_runnables } = await import('@lich/agent');
+  const trust = await folder_trust(loaded.config.work_dir, context.io.env);
+  const adds = await repository_runnables(loaded.config, context.io.env);
   if (values.json) {
     context.io.stdout.write(
-      `${JSON.stringify({ config: shown, sources: loaded.sources, files: loaded.files }, null, 2)}\n`,
+      `${JSON.stringify({ config: shown, sources: loaded.sources, files: loaded.files, trust: { ...trust, adds } }, null, 2)}\n`,
     );
     return EXIT.OK;
   }
@@ -53,6 +56,18 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
         ? 'all builtins'
         : one_line(shown[key], 72);
     context.io.stdout.write(`${key.padEnd(width)}  ${value}  ${context.out.dim(`(${source})`)}\n`);
+  }
+  // what the repository ships that acts on its own, and whether it may
+  const state =
+    trust.state === 'trusted'
+      ? `trusted (${trust.folder})`
+      : trust.state === 'untrusted'
+        ? `not trusted (${trust.folder})`
+        : 'not trusted (never asked; lich trust)';
+  context.io.stdout.write(`${'trust'.padEnd(width)}  ${state}\n`);
+  for (const line of adds) {
+    const verb = trust.state === 'trusted' ? 'runs' : 'held back';
+    context.io.stdout.write(`${''.padEnd(width)}  ${context.out.dim(`${verb}:`)} ${line}\n`);
   }
   if (loaded.config.providers.length === 0) {
     context.say(

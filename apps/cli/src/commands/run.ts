@@ -72,7 +72,7 @@ export const command_run: Command = async (context) => {
   }
   if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
   const approval = await cli_approval(context, values, config, 'run');
-  const agent = await make_agent(context, config, output);
+  const agent = await make_agent(context, config, output, values.trust === true);
   const { open_chat_session, chat_loop } = await import('../chat_loop.js');
   const opened = await open_chat_session(context, agent, {
     ...(resume === null ? {} : { resume: resume.path }),

@@ -153,7 +153,7 @@ export const command_serve: Command = async (context) => {
     if (storage === null) return EXIT.USAGE;
     context.say(`lich serve: sessions in ${storage.location}`);
   }
-  const agent = await make_agent(context, loaded.config);
+  const agent = await make_agent(context, loaded.config, { quiet: false }, values.trust === true);
   const { create_session_host } = await import('@lich/agent');
   const host = create_session_host({
     agent,

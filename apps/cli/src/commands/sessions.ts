@@ -244,7 +244,7 @@ export const command_sessions: Command = async (context) => {
       if (report_no_provider(context, loaded.config, model_given(context, values)))
         return EXIT.USAGE;
       const output = output_settings('sessions', values);
-      const agent = await make_agent(context, loaded.config, output);
+      const agent = await make_agent(context, loaded.config, output, values.trust === true);
       const opened = await open_chat_session(context, agent, {
         resume: id,
         no_session: false,

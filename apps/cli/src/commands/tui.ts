@@ -88,7 +88,32 @@ function serve_args(values: ParsedValues): string[] {
       if (typeof item === 'string') args.push(`--${name}=${item}`);
     }
   }
+  // the child is off a terminal: it trusts the folder only when told
+  if (values.trust === true) args.push('--trust');
   return args;
+}
+
+/**
+ * Whether the folder is trusted (`resolve_folder_trust`), asked on the terminal before the screen
+ * is up; a trusted folder's hooks and the like are named on the screen when it comes up.
+ */
+async function trust_before_screen(
+  context: CommandContext,
+  values: ParsedValues,
+  lines: ScreenLines,
+): Promise<boolean> {
+  const quiet = { ...context, say: () => undefined, warn: () => undefined };
+  const loaded = await load_cli_config(quiet, 'tui', values, { agent_flags: true });
+  if (loaded === null) return values.trust === true;
+  const { resolve_folder_trust } = await import('../folder_trust.js');
+  const trusted = await resolve_folder_trust(context, loaded.config, values.trust === true);
+  if (trusted) {
+    const { repository_runnables } = await import('@lich/agent');
+    for (const line of await repository_runnables(loaded.config, context.io.env)) {
+      lines.say('info', `trusted folder: ${line}`);
+    }
+  }
+  return trusted;
 }
 
 /** Lines said while the screen is not up yet wait for it; then they become notices on it. */
@@ -137,6 +162,7 @@ async function open_local(
   context: CommandContext,
   values: ParsedValues,
   tui: typeof import('@lich/tui'),
+  trusted: boolean,
 ): Promise<TuiClient> {
   const loaded = await load_cli_config(context, 'tui', values, {
     detect_providers: true,
@@ -153,6 +179,7 @@ async function open_local(
   const agent = new Agent({
     config,
     env: context.io.env,
+    trusted,
     lich_version: version(),
     on_warning: (text) => context.warn(text),
   });
@@ -209,11 +236,9 @@ async function open_serve(
  * the person leaves, 2 for a config without a provider, 1 when the session cannot be opened.
  */
 export const command_tui: Command = async (context) => {
-  const { values, positionals } = parse_command_args(
-    'tui',
-    with_optional_resume(context.argv),
-    TUI_OPTIONS,
-  );
+  const parsed = parse_command_args('tui', with_optional_resume(context.argv), TUI_OPTIONS);
+  const { positionals } = parsed;
+  let { values } = parsed;
   if (values.help) {
     context.io.stdout.write(`${help_text('tui')}\n`);
     return EXIT.OK;
@@ -235,12 +260,15 @@ export const command_tui: Command = async (context) => {
   if (context.io.env.LICH_DEBUG) context.say(`lich: the TUI loaded from its ${loaded.from}`);
 
   const lines = new ScreenLines();
+  // asked before the screen is up: the question needs the terminal to itself
+  const trusted = await trust_before_screen(context, values, lines);
+  if (trusted) values = { ...values, trust: true };
   const inner = screen_context(context, lines);
   let failure: OpenFailure | null = null;
   const connect = values.connect === true;
   const client = tui.deferred_client(
     () =>
-      (connect ? open_serve(inner, values, tui) : open_local(inner, values, tui)).catch(
+      (connect ? open_serve(inner, values, tui) : open_local(inner, values, tui, trusted)).catch(
         (error: unknown) => {
           if (error instanceof OpenFailure) failure = error;
           throw error;

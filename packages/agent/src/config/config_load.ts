@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { nearest_word } from '@lich/tools';
 import type { z } from 'zod';
 import { checkpoint_settings } from '../checkpoints/checkpoints_schema.js';
+import type { HookSet, HooksSettings } from '../hooks/hooks_schema.js';
 import { merge_permissions } from '../permissions/permissions_schema.js';
 import { ConfigError } from './config_error.js';
 import { project_config_path, read_config_file, user_config_path } from './config_file.js';
@@ -230,7 +231,10 @@ function merge_layer(
       // rules add up across layers; a later mode wins
       merged[key] = merge_permissions(previous, value);
     } else if (
-      (key === 'mcp_servers' || key === 'compression' || key === 'checkpoints') &&
+      (key === 'mcp_servers' ||
+        key === 'compression' ||
+        key === 'checkpoints' ||
+        key === 'skills') &&
       typeof previous === 'object' &&
       previous !== null &&
       typeof value === 'object'
@@ -285,6 +289,7 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
       : { layer: 'default', detail: 'current folder' });
 
   const files: string[] = [];
+  const hook_sets: HookSet[] = [];
   const layers: [string, ConfigSource['layer'], boolean][] = [
     [user_config_path(env), 'user', false],
     options.config_path
@@ -297,6 +302,13 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
     warnings.push(...read.warnings);
     if (read.value === undefined) continue;
     files.push(path);
+    if (read.value.hooks !== undefined) {
+      hook_sets.push({
+        origin: layer === 'user' ? 'user' : 'project',
+        source: path,
+        settings: read.value.hooks as HooksSettings,
+      });
+    }
     merge_layer(merged, sources, read.value, { layer, detail: path });
   }
 
@@ -460,14 +472,18 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   }
   return {
     ok: true,
-    config: finish_config(work_dir, parsed.data),
+    config: finish_config(work_dir, parsed.data, hook_sets),
     sources: Object.freeze(sources),
     warnings,
     files,
   };
 }
 
-function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): AgentConfig {
+function finish_config(
+  work_dir: string,
+  data: z.output<typeof CONFIG_SCHEMA>,
+  hooks: readonly HookSet[],
+): AgentConfig {
   const session_dir = data.session_dir
     ? resolve(work_dir, data.session_dir)
     : resolve(work_dir, '.lich', 'sessions');
@@ -494,6 +510,8 @@ function finish_config(work_dir: string, data: z.output<typeof CONFIG_SCHEMA>): 
       env_passthrough: [...new Set([...data.sandbox.env_passthrough, ...data.env_passthrough])],
     },
     checkpoints: checkpoint_settings(data.checkpoints),
+    skills: data.skills,
+    hooks,
   };
   return deep_freeze(config);
 }
@@ -507,5 +525,10 @@ export function make_config(input: ConfigFile & { work_dir?: string } = {}): Age
   const { work_dir, $schema: _schema, ...rest } = input;
   const parsed = CONFIG_SCHEMA.safeParse(rest);
   if (!parsed.success) throw ConfigError.from_issues('make_config', parsed.error.issues);
-  return finish_config(resolve(work_dir ?? process.cwd()), parsed.data);
+  // hooks given in code are the program's own, like the user's
+  const hooks: HookSet[] =
+    rest.hooks === undefined
+      ? []
+      : [{ origin: 'user', source: 'config', settings: parsed.data.hooks }];
+  return finish_config(resolve(work_dir ?? process.cwd()), parsed.data, hooks);
 }

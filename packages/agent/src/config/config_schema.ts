@@ -4,11 +4,13 @@ import {
   type CheckpointSettings,
   DEFAULT_CHECKPOINTS,
 } from '../checkpoints/checkpoints_schema.js';
+import { HOOKS_SCHEMA, type HookSet } from '../hooks/hooks_schema.js';
 import {
   DEFAULT_PERMISSIONS,
   PERMISSIONS_SCHEMA,
   type PermissionsSettings,
 } from '../permissions/permissions_schema.js';
+import { DEFAULT_SKILLS, SKILLS_SCHEMA, type SkillsSettings } from '../skills/skills_schema.js';
 import { base_url_problem } from './base_url_check.js';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 
@@ -242,6 +244,8 @@ export const CONFIG_SHAPE = {
   permissions: PERMISSIONS_SCHEMA.default({ ...DEFAULT_PERMISSIONS, allow: [], ask: [], deny: [] }),
   sandbox: SANDBOX_SCHEMA.default({ ...DEFAULT_SANDBOX_SETTINGS }),
   checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
+  skills: SKILLS_SCHEMA.default({ ...DEFAULT_SKILLS, import: [] }),
+  hooks: HOOKS_SCHEMA.default({}),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -296,6 +300,13 @@ export interface AgentConfig {
   readonly sandbox: Readonly<SandboxSettings>;
   /** Checkpoints of the work dir before each prompt's first change, for rewind. */
   readonly checkpoints: Readonly<CheckpointSettings>;
+  /** Agent Skills: whether they are offered, and the other folders they are taken from. */
+  readonly skills: Readonly<SkillsSettings>;
+  /**
+   * The `hooks` of each config source, in order (user file, then project file), each marked with
+   * whether it is the person's or the repository's: a repository's run only in a trusted folder.
+   */
+  readonly hooks: readonly HookSet[];
 }
 
 /** The top-level keys of the configuration, in display order. */

@@ -56,7 +56,8 @@ export interface SlashCommand extends CommandInfo {
   run(context: CommandContext, args: string): Promise<CommandResult> | CommandResult;
 }
 
-const NAME = COMMAND_NAME_PATTERN;
+/** A plugin's name, or a custom command's with namespaces (`frontend:component`). */
+const NAME = new RegExp(`${COMMAND_NAME_PATTERN.source.slice(0, -1)}(?::[a-z0-9][a-z0-9_-]*)*$`);
 
 /**
  * The slash commands of a host: the built-ins and those plugins add.

@@ -261,6 +261,11 @@ export interface CommandResult {
   ok: boolean;
   /** Text for the person. */
   output: string;
+  /**
+   * A prompt the command made (a custom command's template, filled in): the surface sends it to
+   * the model as the person's message, as if typed.
+   */
+  prompt?: string;
 }
 
 /** A model the host can switch a session to. */

@@ -7,8 +7,14 @@ export type RuleEffect = 'allow' | 'ask' | 'deny';
 /** How a tool's calls are judged by the approval modes. */
 export type ToolKind = 'read' | 'edit' | 'execute';
 
-/** Tools that only read: allowed in every mode. */
-export const READ_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_dir', 'glob', 'grep']);
+/** Tools that only read: allowed in every mode (`skill` reads a skill's instructions). */
+export const READ_TOOLS: ReadonlySet<string> = new Set([
+  'read_file',
+  'list_dir',
+  'glob',
+  'grep',
+  'skill',
+]);
 /** Tools that change files: allowed from `auto_edit` on. */
 export const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 /** Tools whose rule argument is the command they run. */

@@ -1,0 +1,97 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { LichClient, stdio_transport } from '@lich/serve/client';
+import type { FakeServer } from '@lich/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  openai_env,
+  request_body,
+  run_lich,
+  type Sandbox,
+  sandbox_and_server_each,
+} from './helpers.js';
+
+let sandbox: Sandbox;
+let server: FakeServer;
+const children: ChildProcess[] = [];
+
+sandbox_and_server_each((made) => ({ sandbox, server } = made));
+
+afterEach(() => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+async function put(path: string, text: string): Promise<void> {
+  await mkdir(dirname(join(sandbox.work_dir, path)), { recursive: true });
+  await writeFile(join(sandbox.work_dir, path), text);
+}
+
+type Body = { messages: { role: string; content: string }[] };
+
+/** A team's commands, each in its own dialect, as they keep them. */
+async function team_commands(): Promise<void> {
+  await put(
+    '.claude/commands/review.md',
+    '---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS against @STYLE.md.\n',
+  );
+  await put(
+    '.gemini/commands/frontend/component.toml',
+    'description = "Scaffold a component"\nprompt = "Create a component named {{args}}."\n',
+  );
+  await put('STYLE.md', 'Short functions.\n');
+}
+
+describe('custom commands on every surface', () => {
+  it('lich chat runs a Claude-style command with $ARGUMENTS and @file, and a Gemini TOML one with {{args}}', async () => {
+    await team_commands();
+    server.enqueue({ text: 'Reviewed.' }, { text: 'Created.' });
+    const result = await run_lich(['chat'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: '/review src/a.ts\n/frontend:component UserCard\n',
+    });
+    expect(result.code).toBe(0);
+    const review = request_body<Body>(server, 0).messages.at(-1)?.content ?? '';
+    expect(review).toContain('Review src/a.ts against STYLE.md.');
+    expect(review).toContain('<file path="STYLE.md">\nShort functions.\n</file>');
+    const component = request_body<Body>(server, 1).messages.at(-1)?.content;
+    expect(component).toBe('Create a component named UserCard.');
+  });
+
+  it("lich serve lists them in commands.list, and command.run hands back the command's prompt", async () => {
+    await team_commands();
+    const client = await LichClient.connect({
+      transport: stdio_transport({
+        command: process.execPath,
+        args: [BIN, 'serve', '--stdio'],
+        cwd: sandbox.work_dir,
+        env: openai_env(sandbox, server.base_url),
+        stderr: 'ignore',
+        on_spawn: (child) => children.push(child),
+      }),
+      reconnect: false,
+    });
+    try {
+      const { session_id } = await client.request('session.new', {});
+      const { commands } = await client.request('commands.list', { session_id });
+      expect(commands).toEqual(
+        expect.arrayContaining([
+          { name: 'review', description: 'Review a file', argument_hint: '<file>' },
+          { name: 'frontend:component', description: 'Scaffold a component' },
+        ]),
+      );
+      const ran = await client.request('command.run', {
+        session_id,
+        name: 'frontend:component',
+        args: 'UserCard',
+      });
+      expect(ran).toEqual({ ok: true, output: '', prompt: 'Create a component named UserCard.' });
+    } finally {
+      await client.close();
+    }
+  });
+});
