@@ -2,12 +2,15 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Usage } from '@lich/core';
+import { AnthropicCache, type AnthropicCacheOptions, CacheRuleError } from './anthropic_cache.js';
 import { render_anthropic } from './anthropic_render.js';
 import { render_bedrock } from './bedrock_render.js';
 import { error_body } from './error_body.js';
 import { fixture_content_type, read_fixture, split_lines } from './fixtures.js';
 import { render_gemini } from './gemini_render.js';
 import { render_ollama } from './ollama_render.js';
+import { OpenAICache, type OpenAICacheOptions } from './openai_cache.js';
 import { render_openai } from './openai_render.js';
 import { render_openai_responses } from './openai_responses_render.js';
 import type { RenderContext, RenderedResponse } from './render.js';
@@ -31,6 +34,20 @@ export interface FakeServerOptions {
    * server's memory stays flat; `wait_for_requests` still counts them.
    */
   record_requests?: boolean;
+  /**
+   * Bill like the real API's prompt cache (Anthropic and OpenAI formats): Anthropic writes and
+   * reads prefixes at `cache_control` breakpoints, OpenAI caches prefixes automatically. The
+   * usage of each reply then comes from the cache (a scripted `usage` still wins) and is kept in
+   * `bills`. `true` takes the APIs' defaults (1024 tokens minimum).
+   */
+  prompt_cache?: boolean | (AnthropicCacheOptions & OpenAICacheOptions);
+}
+
+/** What one request was billed, in Lich's terms: `input_tokens` is the whole prompt. */
+export interface FakeBill {
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
 }
 
 /** A fake provider API on 127.0.0.1 answering from a queued script. */
@@ -49,6 +66,8 @@ export interface FakeServer {
   readonly path: string;
   /** Every request received, in arrival order, including ones answered with 404 or 500. */
   readonly requests: readonly RecordedRequest[];
+  /** With `prompt_cache`: the billing of each answered reply, in arrival order. */
+  readonly bills: readonly FakeBill[];
   /** How many queued steps are left. */
   readonly pending: number;
   /** Appends steps to the queue. */
@@ -156,6 +175,31 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
   const waiters = new Set<() => void>();
   let sequence = 0;
   let received = 0;
+  const bills: FakeBill[] = [];
+  const cache_options = options.prompt_cache === true ? {} : options.prompt_cache || undefined;
+  const anthropic_cache =
+    cache_options && format === 'anthropic' ? new AnthropicCache(cache_options) : undefined;
+  const openai_cache =
+    cache_options && format === 'openai' ? new OpenAICache(cache_options) : undefined;
+
+  /** The usage the cache bills, in the format's terms (Anthropic's `input_tokens` is uncached). */
+  const bill = (body: unknown): Partial<Usage> | undefined => {
+    if (anthropic_cache) {
+      const billed = anthropic_cache.bill(body);
+      bills.push({
+        input_tokens: billed.input_tokens + billed.cache_read_tokens + billed.cache_write_tokens,
+        cache_read_tokens: billed.cache_read_tokens,
+        cache_write_tokens: billed.cache_write_tokens,
+      });
+      return billed;
+    }
+    if (openai_cache) {
+      const billed = openai_cache.bill(body);
+      bills.push({ ...billed, cache_write_tokens: 0 });
+      return billed;
+    }
+    return undefined;
+  };
 
   const pause = async (ms: number | undefined) => {
     if (ms === undefined || ms <= 0) return;
@@ -374,6 +418,21 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
         sequence,
         reasoning_field: options.reasoning_field ?? 'reasoning_content',
       };
+      if (is_reply(step)) {
+        try {
+          const billed = bill(body);
+          if (billed !== undefined) context.billed = billed;
+        } catch (error) {
+          if (!(error instanceof CacheRuleError)) throw error;
+          answer_status(response, {
+            kind: 'status',
+            status: 400,
+            type: 'invalid_request_error',
+            message: error.message,
+          });
+          return;
+        }
+      }
       answer(step, response, context).catch((error: unknown) => {
         // A broken script is a test bug: answer it loudly rather than hang.
         const text = error instanceof Error ? error.message : String(error);
@@ -401,6 +460,7 @@ export async function start_fake_server(options: FakeServerOptions): Promise<Fak
     port,
     path: PATHS[format],
     requests,
+    bills,
     get pending() {
       return queue.length;
     },

@@ -1,3 +1,12 @@
+export {
+  type AnthropicBill,
+  AnthropicCache,
+  type AnthropicCacheOptions,
+  anthropic_blocks,
+  CacheRuleError,
+  LOOKBACK_BLOCKS,
+  MAX_BREAKPOINTS,
+} from './anthropic_cache.js';
 export { DEFAULT_THINKING_SIGNATURE, render_anthropic } from './anthropic_render.js';
 export {
   BEDROCK_FAKE_SIGNATURE,
@@ -16,6 +25,7 @@ export {
   to_chat_result,
 } from './fake_chat.js';
 export {
+  type FakeBill,
   type FakeServer,
   type FakeServerOptions,
   start_anthropic_server,
@@ -30,6 +40,12 @@ export { fs_state, type PathState } from './fs_state.js';
 export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
 export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
 export { render_ollama } from './ollama_render.js';
+export {
+  type OpenAIBill,
+  OpenAICache,
+  type OpenAICacheOptions,
+  openai_prompt_text,
+} from './openai_cache.js';
 export { render_openai } from './openai_render.js';
 export {
   RESPONSES_FAKE_ENCRYPTED,

@@ -18,6 +18,11 @@ export interface RenderContext {
   sequence: number;
   /** OpenAI-compatible servers name the reasoning delta field differently. */
   reasoning_field: 'reasoning_content' | 'reasoning';
+  /**
+   * What the server's prompt cache billed, in the format's terms: the defaults of the reply's
+   * usage (a scripted `usage` still wins).
+   */
+  billed?: Partial<Usage>;
 }
 
 /** A reply with its defaults filled in. */
@@ -59,14 +64,15 @@ export function resolve_reply(
     text +
     reasoning +
     tool_calls.map((call) => call.name + arguments_text(call.arguments)).join('');
+  const scripted = { ...context.billed, ...reply.usage };
   const usage: Usage = {
-    input_tokens: reply.usage?.input_tokens ?? estimate_tokens(context.request.raw_body),
+    input_tokens: scripted.input_tokens ?? estimate_tokens(context.request.raw_body),
     output_tokens: reply.usage?.output_tokens ?? estimate_tokens(produced),
   };
-  if (reply.usage?.cache_read_tokens !== undefined)
-    usage.cache_read_tokens = reply.usage.cache_read_tokens;
-  if (reply.usage?.cache_write_tokens !== undefined)
-    usage.cache_write_tokens = reply.usage.cache_write_tokens;
+  if (scripted.cache_read_tokens !== undefined)
+    usage.cache_read_tokens = scripted.cache_read_tokens;
+  if (scripted.cache_write_tokens !== undefined)
+    usage.cache_write_tokens = scripted.cache_write_tokens;
   if (reply.usage?.reasoning_tokens !== undefined)
     usage.reasoning_tokens = reply.usage.reasoning_tokens;
   return {
