@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { CheckpointStore } from '@lich/checkpoints';
-import type { AgentListener } from '@lich/core';
+import type { AgentListener, ChatFn } from '@lich/core';
 import {
   AgentEmitter,
   type CompressResult,
@@ -428,7 +428,14 @@ export class Agent {
         };
       }
       const seed: Message[] = [...history, { role: 'user', content: prompt.input }];
-      const chat = this.#chats.chat_for(options.model, options.on_provider_event);
+      const chain_chat = this.#chats.chat_for(options.model, options.on_provider_event);
+      // the session id keys the provider's prompt cache (OpenAI `prompt_cache_key`)
+      const cache_key = handle?.id;
+      const chat: ChatFn =
+        cache_key === undefined
+          ? chain_chat
+          : (messages, tools, chat_options) =>
+              chain_chat(messages, tools, { ...chat_options, cache_key });
       const deps = {
         chat,
         tools: this.executor,

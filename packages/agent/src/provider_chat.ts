@@ -33,6 +33,7 @@ export function to_provider_config(
   if (entry.temperature !== undefined) config.temperature = entry.temperature;
   if (entry.idle_timeout_ms !== undefined) config.idle_timeout_ms = entry.idle_timeout_ms;
   if (entry.options !== undefined) config.options = { ...entry.options };
+  if (entry.cache !== undefined) config.cache = { ...entry.cache };
   return config;
 }
 

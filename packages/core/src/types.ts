@@ -113,6 +113,11 @@ export interface ChatOptions {
   /** Upper bound of output tokens for this call. */
   max_tokens?: number;
   /**
+   * Names the calls that share one prompt prefix (Lich passes the session id), so a provider that
+   * routes its prompt cache by a key (OpenAI's `prompt_cache_key`) sends them to the same cache.
+   */
+  cache_key?: string;
+  /**
    * The caller shows no delta as it comes (its output is buffered: `--json`, a pipe), so a stream
    * cut after some deltas may be retried from the start: `on_restart` is called first, and the
    * caller drops what it was given. Without it, such a cut is never retried (no text twice).

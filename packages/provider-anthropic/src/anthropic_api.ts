@@ -3,13 +3,39 @@
  * kept to the fields Lich sends or reads.
  */
 
-/** A content block Lich sends. */
+/** A prompt cache breakpoint: the prefix up to and including the block carrying it is cached. */
+export interface AnthropicCacheControl {
+  type: 'ephemeral';
+  /** `5m` when left out; `1h` wanted the `extended-cache-ttl-2025-04-11` beta header. */
+  ttl?: '5m' | '1h';
+}
+
+/** A content block Lich sends. Thinking blocks cannot carry `cache_control`. */
 export type AnthropicRequestBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; cache_control?: AnthropicCacheControl }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+  | {
+      type: 'tool_use';
+      id: string;
+      name: string;
+      input: Record<string, unknown>;
+      cache_control?: AnthropicCacheControl;
+    }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+      cache_control?: AnthropicCacheControl;
+    };
+
+/** A block of the top-level `system` when it is sent as a list (to carry a breakpoint). */
+export interface AnthropicSystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: AnthropicCacheControl;
+}
 
 /** A message of the request; roles alternate, system text lives in the top-level `system`. */
 export interface AnthropicMessage {
@@ -22,6 +48,7 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** The request body. `max_tokens` is required by the API. */
@@ -29,7 +56,7 @@ export interface AnthropicRequest {
   model: string;
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: string;
+  system?: string | AnthropicSystemBlock[];
   tools?: AnthropicTool[];
   stream: boolean;
   temperature?: number;

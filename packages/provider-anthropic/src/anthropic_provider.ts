@@ -13,6 +13,7 @@ import {
   read_anthropic_settings,
 } from './anthropic_settings.js';
 import { AnthropicStreamState } from './anthropic_stream_state.js';
+import { with_cache_breakpoints } from './cache_breakpoints.js';
 import { from_anthropic_response } from './from_anthropic_response.js';
 import { to_anthropic_messages, to_anthropic_tools } from './to_anthropic_messages.js';
 
@@ -20,7 +21,8 @@ import { to_anthropic_messages, to_anthropic_tools } from './to_anthropic_messag
  * Builds a provider for the Anthropic Messages API: one `POST <base>/v1/messages` per call, SSE
  * when it streams. `base_url` defaults to `https://api.anthropic.com`; `api_key` is sent as
  * `x-api-key` with `anthropic-version: 2023-06-01`; `AnthropicOptions` lists `config.options`
- * (streaming, `thinking`). Thinking blocks come back in `message.reasoning_parts` with their
+ * (streaming, `thinking`); `config.cache` the prompt caching, on by default (breakpoints on the
+ * tools, the system prompt and the newest message, `with_cache_breakpoints`). Thinking blocks come back in `message.reasoning_parts` with their
  * signatures and are sent back on later turns; an `overloaded_error` event after the 200 is a
  * retryable error.
  *
@@ -86,5 +88,6 @@ export function build_anthropic_request(
   }
   if (config.temperature !== undefined && !thinking_on) request.temperature = config.temperature;
   if (thinking !== undefined) request.thinking = thinking;
-  return { ...request, ...settings.extra_body };
+  const body = { ...request, ...settings.extra_body };
+  return settings.cache.enabled ? with_cache_breakpoints(body, settings.cache.ttl) : body;
 }

@@ -1,5 +1,6 @@
 import { config_checks, type ProviderConfig } from '@lich/providers';
 import { anthropic_messages_url } from './anthropic_endpoint.js';
+import { EXTENDED_CACHE_TTL_BETA } from './cache_breakpoints.js';
 
 /** The kind this package registers. */
 export const ANTHROPIC_KIND = 'anthropic';
@@ -31,6 +32,8 @@ export interface AnthropicSettings {
   stream: boolean;
   thinking: Record<string, unknown> | undefined;
   extra_body: Record<string, unknown>;
+  /** Prompt caching: on unless `config.cache.enabled` is false; TTL `5m` unless `1h`. */
+  cache: { enabled: boolean; ttl: '5m' | '1h' };
 }
 
 /**
@@ -38,7 +41,8 @@ export interface AnthropicSettings {
  *
  * Contract: throws a `ProviderError` of kind `config` for a base URL that is no URL or an
  * option of the wrong type, naming the option. `x-api-key` is sent when `api_key` is set;
- * `config.headers` may add or override headers (e.g. `anthropic-beta`).
+ * `config.headers` may add or override headers (e.g. `anthropic-beta`). A `1h` cache TTL adds
+ * the `extended-cache-ttl-2025-04-11` beta to `anthropic-beta` (kept with any beta already named).
  */
 export function read_anthropic_settings(config: ProviderConfig): AnthropicSettings {
   const check = config_checks(ANTHROPIC_KIND, config);
@@ -53,7 +57,20 @@ export function read_anthropic_settings(config: ProviderConfig): AnthropicSettin
   };
   if (config.api_key) headers['x-api-key'] = config.api_key;
   Object.assign(headers, config.headers);
+  const ttl = config.cache?.ttl ?? '5m';
+  if (ttl !== '5m' && ttl !== '1h') throw check.fail(`cache.ttl must be '5m' or '1h'`);
+  const enabled = config.cache?.enabled ?? true;
+  if (enabled && ttl === '1h') {
+    const betas = (headers['anthropic-beta'] ?? '').split(',').map((beta) => beta.trim());
+    if (!betas.includes(EXTENDED_CACHE_TTL_BETA)) {
+      headers['anthropic-beta'] = [
+        ...betas.filter((beta) => beta !== ''),
+        EXTENDED_CACHE_TTL_BETA,
+      ].join(',');
+    }
+  }
   return {
+    cache: { enabled, ttl },
     url,
     headers,
     stream: options.stream ?? true,

@@ -6,3 +6,9 @@ export {
   ANTHROPIC_VERSION,
   type AnthropicOptions,
 } from './anthropic_settings.js';
+export {
+  count_breakpoints,
+  EXTENDED_CACHE_TTL_BETA,
+  MAX_CACHE_BREAKPOINTS,
+  with_cache_breakpoints,
+} from './cache_breakpoints.js';

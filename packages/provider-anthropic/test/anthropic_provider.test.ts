@@ -53,11 +53,18 @@ describe('create_anthropic_provider against the fake server', () => {
     expect(request?.body).toEqual({
       model: 'claude-test',
       max_tokens: 8192,
-      system: 'be brief',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      // prompt caching is on by default: breakpoints on the system prompt and the newest message
+      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }],
+        },
+      ],
       stream: true,
       temperature: 0.3,
     });
+    expect(request?.headers).not.toHaveProperty('anthropic-beta');
   });
 
   it('keeps a non-streamed thinking block with its signature, and the call max_tokens', async () => {
@@ -133,7 +140,7 @@ describe('create_anthropic_provider against the fake server', () => {
     ];
     const second = await anthropic.chat(history, {
       tools: [WEATHER_TOOL],
-      config: { options: { thinking } },
+      config: { options: { thinking }, cache: { enabled: false } },
     });
     expect(second.request?.body).toHaveProperty('messages', [
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -168,7 +175,10 @@ describe('create_anthropic_provider against the fake server', () => {
       { role: 'tool', tool_call_id: 'toolu_a', content: '-3 C' },
       { role: 'tool', tool_call_id: 'toolu_b', content: 'service down', is_error: true },
     ];
-    const { request } = await anthropic.chat(history, { tools: [WEATHER_TOOL] });
+    const { request } = await anthropic.chat(history, {
+      tools: [WEATHER_TOOL],
+      config: { cache: { enabled: false } },
+    });
     const messages = (request?.body as { messages: unknown[] } | undefined)?.messages;
     expect(messages?.[2]).toEqual({
       role: 'user',

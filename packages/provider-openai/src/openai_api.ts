@@ -33,6 +33,8 @@ export interface OpenAiRequest {
   tools?: FunctionTool[];
   stream: boolean;
   stream_options?: { include_usage: boolean };
+  /** Routes requests that share a prefix to the same prompt cache (Lich sends the session id). */
+  prompt_cache_key?: string;
   max_tokens?: number;
   temperature?: number;
   [extra: string]: unknown;

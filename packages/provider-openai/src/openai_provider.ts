@@ -23,7 +23,9 @@ import { to_openai_messages } from './to_openai_messages.js';
  * llama.cpp, LM Studio, Ollama's `/v1`…): one `POST <base>/chat/completions` per call, SSE when it
  * streams (a server that answers a streaming request with plain JSON is understood too).
  * `base_url` defaults to `https://api.openai.com/v1`; `api_key`, when set, is sent as
- * `Authorization: Bearer`; `OpenAiOptions` lists `config.options`.
+ * `Authorization: Bearer`; `OpenAiOptions` lists `config.options`. The call's `cache_key` (the
+ * session id) goes out as `prompt_cache_key` where `config.cache` allows it (by default on
+ * api.openai.com), so one session's requests reach the same prompt cache.
  *
  * Contract: that of `create_http_provider` (one request, `ProviderError` only, `delivered`,
  * prompt abort); throws a `ProviderError` of kind `config` for a bad base URL or option.
@@ -53,6 +55,7 @@ export function build_openai_request(
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
   max_tokens?: number,
+  cache_key?: string,
 ): OpenAiRequest {
   const request: OpenAiRequest = {
     model: config.model,
@@ -64,5 +67,6 @@ export function build_openai_request(
   const limit = max_tokens ?? config.max_tokens;
   if (limit !== undefined) request[settings.max_tokens_field] = limit;
   if (config.temperature !== undefined) request.temperature = config.temperature;
+  if (settings.prompt_cache_key && cache_key !== undefined) request.prompt_cache_key = cache_key;
   return { ...request, ...settings.extra_body };
 }

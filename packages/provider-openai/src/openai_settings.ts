@@ -55,6 +55,11 @@ export interface OpenAiSettings {
   /** The Responses API's URL (used when `api` is `'responses'`). */
   responses_url: string;
   reasoning: Record<string, unknown> | undefined;
+  /**
+   * Whether `prompt_cache_key` is sent (with the call's `cache_key`): `config.cache.enabled`,
+   * by default on for api.openai.com only, since other servers may refuse an unknown field.
+   */
+  prompt_cache_key: boolean;
 }
 
 /**
@@ -117,5 +122,6 @@ export function read_openai_settings(config: ProviderConfig): OpenAiSettings {
     responses_url,
     reasoning:
       options.reasoning === undefined ? undefined : { summary: 'auto', ...options.reasoning },
+    prompt_cache_key: config.cache?.enabled ?? official,
   };
 }

@@ -49,6 +49,7 @@ export function build_responses_request(
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
   max_tokens?: number,
+  cache_key?: string,
 ): ResponsesRequest {
   const { instructions, input } = to_responses_input(messages);
   const request: ResponsesRequest = {
@@ -64,5 +65,6 @@ export function build_responses_request(
   if (limit !== undefined) request.max_output_tokens = limit;
   if (config.temperature !== undefined) request.temperature = config.temperature;
   if (settings.reasoning !== undefined) request.reasoning = settings.reasoning;
+  if (settings.prompt_cache_key && cache_key !== undefined) request.prompt_cache_key = cache_key;
   return { ...request, ...settings.extra_body };
 }

@@ -11,7 +11,12 @@ export {
 } from './http/http_provider.js';
 export type { HeaderLookup } from './http/response_headers.js';
 export { parse_tool_arguments } from './parse_tool_arguments.js';
-export type { LLMProvider, ProviderConfig, ProviderFactory } from './provider.js';
+export type {
+  LLMProvider,
+  PromptCacheConfig,
+  ProviderConfig,
+  ProviderFactory,
+} from './provider.js';
 export { type ChainFailure, ProviderChainError } from './provider_chain_error.js';
 export { ProviderError, type ProviderErrorInit, type ProviderErrorKind } from './provider_error.js';
 export {

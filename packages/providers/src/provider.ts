@@ -20,6 +20,20 @@ export interface ProviderConfig {
   idle_timeout_ms?: number;
   /** Kind-specific settings (e.g. Anthropic `thinking`); passed through untouched. */
   options?: Record<string, unknown>;
+  /** Prompt caching; each kind says what it does with it (and its default). */
+  cache?: PromptCacheConfig;
+}
+
+/**
+ * Prompt caching settings of one provider entry.
+ * - `enabled`: whether the provider asks for caching (Anthropic `cache_control` breakpoints,
+ *   OpenAI `prompt_cache_key`); each kind has its default;
+ * - `ttl`: how long a cached prefix lives, where the API lets the caller choose (Anthropic):
+ *   `'5m'` (the default) or `'1h'` (gateways and long sessions, at a higher write price).
+ */
+export interface PromptCacheConfig {
+  enabled?: boolean;
+  ttl?: '5m' | '1h';
 }
 
 /**

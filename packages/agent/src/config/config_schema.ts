@@ -109,6 +109,23 @@ export const PROVIDER_ENTRY_SCHEMA = z
       .record(z.string(), z.unknown())
       .optional()
       .describe('Kind-specific settings, passed to the provider untouched.'),
+    cache: z
+      .object({
+        enabled: z
+          .boolean()
+          .optional()
+          .describe(
+            'Ask for prompt caching (Anthropic cache_control breakpoints, OpenAI prompt_cache_key). Default: on for anthropic and api.openai.com.',
+          ),
+        ttl: z
+          .enum(['5m', '1h'])
+          .optional()
+          .describe(
+            'How long a cached prefix lives (Anthropic): 5m (default) or 1h for gateways and long sessions (writes cost 2x input instead of 1.25x).',
+          ),
+      })
+      .optional()
+      .describe('Prompt caching.'),
   })
   .describe('One provider of the failover chain.');
 

@@ -37,6 +37,7 @@ export interface ProviderWire<
     messages: readonly Message[],
     tools: readonly ToolDefinition[],
     max_tokens: number | undefined,
+    cache_key?: string,
   ) => object;
   /**
    * Whether a call streams, for an API that says so by its URL rather than by a `stream` field of
@@ -96,7 +97,14 @@ export function create_http_provider<
       const { signal } = options;
       let state: StreamState<Chunk> | undefined;
       try {
-        const body = wire.build_request(config, wire.settings, messages, tools, options.max_tokens);
+        const body = wire.build_request(
+          config,
+          wire.settings,
+          messages,
+          tools,
+          options.max_tokens,
+          options.cache_key,
+        );
         const streams =
           wire.streams?.(wire.settings) ?? (body as { stream?: unknown }).stream === true;
         const url = wire.url?.(wire.settings, streams) ?? wire.settings.url;
