@@ -17,6 +17,7 @@ export const PROVIDER_OPTIONS = {
   model: { type: 'string', short: 'm' },
   'base-url': { type: 'string' },
   'max-turns': { type: 'string' },
+  'max-budget-usd': { type: 'string' },
 } as const satisfies OptionTable;
 
 /** Options of the commands that run the agent (`lich "task"`, `run`, `chat`, `sessions resume`). */
@@ -189,6 +190,24 @@ export function integer_option(
   if (typeof value !== 'string' || !Number.isInteger(number) || number < 1) {
     throw new UsageError(
       `--${name} expects a positive whole number, got '${String(value)}'`,
+      command,
+    );
+  }
+  return number;
+}
+
+/** A positive number option's value (`--max-budget-usd 2.5`), or undefined. */
+export function dollars_option(
+  command: string,
+  name: string,
+  value: string | boolean | (string | boolean)[] | undefined,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return dollars_option(command, name, value[value.length - 1]);
+  const number = Number(typeof value === 'string' ? value.replace(/^\$/, '') : Number.NaN);
+  if (typeof value !== 'string' || !Number.isFinite(number) || number <= 0) {
+    throw new UsageError(
+      `--${name} expects a positive number of dollars, got '${String(value)}'`,
       command,
     );
   }

@@ -1,5 +1,11 @@
 import type { ConfigFlags, LoadedConfig } from '@lich/agent';
-import { integer_option, list_option, type ParsedValues, string_option } from './args.js';
+import {
+  dollars_option,
+  integer_option,
+  list_option,
+  type ParsedValues,
+  string_option,
+} from './args.js';
 import type { CommandContext } from './context.js';
 
 /** How a command wants its config loaded. */
@@ -35,6 +41,8 @@ export async function load_cli_config(
     if (model !== undefined) flags.model = model;
     if (base_url !== undefined) flags.base_url = base_url;
     if (max_turns !== undefined) flags.max_turns = max_turns;
+    const budget = dollars_option(command, 'max-budget-usd', values['max-budget-usd']);
+    if (budget !== undefined) flags.max_budget_usd = budget;
     const system_prompt = string_option(values['system-prompt']);
     const append = string_option(values['append-system-prompt']);
     const allowed = list_option(values['allowed-tools']);

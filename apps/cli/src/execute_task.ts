@@ -7,7 +7,7 @@ import { EXIT } from './exit_codes.js';
 import { on_interrupt } from './interrupt.js';
 import type { OutputSettings } from './output_settings.js';
 import { ProgressView } from './progress.js';
-import { RunReport } from './run_report.js';
+import { type Pricer, RunReport } from './run_report.js';
 import { StreamJsonWriter } from './stream_json.js';
 
 /** How one task is run by `execute_task`. */
@@ -47,7 +47,11 @@ export async function execute_task(
 ): Promise<TaskOutcome> {
   const { agent, session } = options;
   const { format } = options.output;
+  // the catalog loads here, for a run only: `lich --version` never pays for it
+  const prices = await agent.price_book();
+  const price: Pricer = (usage, provider, model) => prices.cost(usage, provider, model);
   const view = new ProgressView({
+    price,
     stdout: context.io.stdout,
     stderr: context.io.stderr,
     out: context.out,
@@ -62,16 +66,20 @@ export async function execute_task(
     view.finish_line();
     context.say(context.err.yellow(text));
   });
-  const report = new RunReport(agent.config.providers[0]);
+  const report = new RunReport(agent.config.providers[0], price);
   const session_path = session?.path ?? null;
   const stream =
     format === 'stream-json'
-      ? new StreamJsonWriter(context.io.stdout, {
-          session_id: session?.id ?? null,
-          session_path,
-          provider: report.provider,
-          model: report.model,
-        })
+      ? new StreamJsonWriter(
+          context.io.stdout,
+          {
+            session_id: session?.id ?? null,
+            session_path,
+            provider: report.provider,
+            model: report.model,
+          },
+          price,
+        )
       : undefined;
   try {
     const result = await agent.run({
@@ -114,6 +122,10 @@ export async function execute_task(
       return { code: interrupt.exit_code, transcript: result.transcript };
     }
     if (!answered) {
+      if (outcome.stopped_reason === 'budget' && report.budget_stop !== null) {
+        context.warn(`${report.budget_stop} (raise --max-budget-usd or budget in the config)`);
+        return { code: EXIT.FAILURE, transcript: result.transcript };
+      }
       if (outcome.stopped_reason === 'budget') {
         context.warn(
           `the model gave no answer within ${turns_text(agent.config.max_turns)} (raise --max-turns)`,

@@ -31,6 +31,7 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --base-url <url>      the base URL of the first provider
   -C, --work-dir <dir>  the folder the agent works in (default: the current folder)
   --max-turns <n>       model calls allowed for the task
+  --max-budget-usd <n>  dollars the session may spend; a model call that could cross it is not made
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   --no-session          do not record a session
   --show-reasoning      print the model's reasoning on stderr
@@ -308,6 +309,7 @@ Options:
   -m, --model <name>    the model of the first provider
   --base-url <url>      the base URL of the first provider
   --max-turns <n>       model calls allowed per prompt
+  --max-budget-usd <n>  dollars the session may spend
   --config <file>       use this config file for every session
   --approval-mode <m>   the mode new sessions start in: default (ask the editor before edits and
                         commands), auto_edit, yolo; default: the config's permissions.mode

@@ -1,4 +1,5 @@
-import type { AgentEvent } from '@lich/core';
+import type { AgentEvent, Usage } from '@lich/core';
+import type { Pricer } from './run_report.js';
 import { set_status_clearer } from './status_line.js';
 import type { Style } from './style.js';
 
@@ -27,6 +28,8 @@ export interface ProgressOptions {
   quiet?: boolean;
   /** `-v`: a line per model call with its provider, model, time and tokens. */
   verbose?: boolean;
+  /** Prices each model call for `verbose` (dollars next to tokens). */
+  price?: Pricer;
 }
 
 /**
@@ -192,11 +195,16 @@ export class ProgressView {
         }
         this.#close_reasoning();
         if (this.#options.verbose === true) {
-          const usage = event.usage
-            ? `, ${event.usage.input_tokens} tokens in, ${event.usage.output_tokens} out`
-            : '';
+          const usage = event.usage ? `, ${usage_text(event.usage)}` : '';
+          const cost = this.#options.price?.(
+            event.usage ?? { input_tokens: 0, output_tokens: 0 },
+            event.provider,
+            event.model,
+          );
+          const dollars =
+            this.#options.price === undefined ? '' : `, ${format_dollars(cost ?? null)}`;
           stderr.write(
-            `${err.dim(`turn ${event.turn}: ${event.provider ?? '?'}/${event.model ?? '?'} answered in ${format_duration(event.duration_ms)}${usage}`)}\n`,
+            `${err.dim(`turn ${event.turn}: ${event.provider ?? '?'}/${event.model ?? '?'} answered in ${format_duration(event.duration_ms)}${usage}${dollars}`)}\n`,
           );
         }
         const final = !message.tool_calls || message.tool_calls.length === 0;
@@ -279,6 +287,11 @@ export class ProgressView {
           ),
         );
         return;
+      case 'budget':
+        this.#clear_spinner();
+        if (this.#options.quiet === true && event.level === 'warning') return;
+        stderr.write(err.yellow(`${event.level === 'stop' ? 'stopped: ' : ''}${event.message}\n`));
+        return;
       case 'budget_exhausted':
         this.#clear_spinner();
         if (this.#options.quiet === true) return;
@@ -312,4 +325,22 @@ export class ProgressView {
     this.#options.stdout.write('\n');
     this.#stdout_mid_line = false;
   }
+}
+
+/** `1200 tokens in (1000 cached, 150 written to the cache), 40 out`. */
+export function usage_text(usage: Usage): string {
+  const cache: string[] = [];
+  if (usage.cache_read_tokens) cache.push(`${usage.cache_read_tokens} cached`);
+  if (usage.cache_write_tokens) cache.push(`${usage.cache_write_tokens} written to the cache`);
+  const detail = cache.length > 0 ? ` (${cache.join(', ')})` : '';
+  return `${usage.input_tokens} tokens in${detail}, ${usage.output_tokens} out`;
+}
+
+/** Dollars as people read them: `$0.0123`, `$1.25`, or `unknown` (a model without a price). */
+export function format_dollars(cost: number | null): string {
+  if (cost === null || !Number.isFinite(cost)) return 'cost unknown';
+  if (cost === 0) return '$0';
+  if (cost < 0.01) return `$${cost.toFixed(4)}`;
+  if (cost < 100) return `$${cost.toFixed(2)}`;
+  return `$${Math.round(cost)}`;
 }

@@ -2,6 +2,13 @@ import type { AgentEvent, Usage } from '@lich/core';
 import { add_usage, empty_usage } from '@lich/core';
 import type { ToolCallSummary } from './progress.js';
 
+/** Prices one model call in dollars; null when its model has no known price. */
+export type Pricer = (
+  usage: Usage,
+  provider: string | undefined,
+  model: string | undefined,
+) => number | null;
+
 /** The one shape of the `--json` result document, on success, failure and abort alike. */
 export interface RunDocument {
   answer: string | null;
@@ -11,6 +18,10 @@ export interface RunDocument {
   error: string | null;
   turns_used: number;
   usage: Usage;
+  /** What the run's model calls cost in dollars; null when one had no known price. */
+  cost_usd: number | null;
+  /** Why a spending limit stopped the run, or null. */
+  budget_stop: string | null;
   provider: string | null;
   model: string | null;
   session_path: string | null;
@@ -25,12 +36,16 @@ export interface RunDocument {
 export class RunReport {
   turns_used = 0;
   usage: Usage = empty_usage();
+  cost_usd: number | null = 0;
+  budget_stop: string | null = null;
   provider: string | null;
   model: string | null;
+  readonly #price: Pricer | undefined;
 
-  constructor(first: { kind: string; model: string } | undefined) {
+  constructor(first: { kind: string; model: string } | undefined, price?: Pricer) {
     this.provider = first?.kind ?? null;
     this.model = first?.model ?? null;
+    this.#price = price;
   }
 
   readonly listener = (event: AgentEvent): void => {
@@ -38,10 +53,13 @@ export class RunReport {
       this.turns_used = Math.max(this.turns_used, event.turn);
     if (event.type === 'llm_end') {
       this.usage = add_usage(this.usage, event.usage);
+      const cost = this.#price?.(event.usage ?? empty_usage(), event.provider, event.model) ?? null;
+      this.cost_usd = this.cost_usd === null || cost === null ? null : this.cost_usd + cost;
       if (event.provider) this.provider = event.provider;
       if (event.model) this.model = event.model;
     }
     if (event.type === 'run_end') this.turns_used = event.turns_used;
+    if (event.type === 'budget' && event.level === 'stop') this.budget_stop = event.message;
   };
 
   /** What `--json` prints at the end of a run (stream-json's last line), from the events heard. */
@@ -58,6 +76,8 @@ export class RunReport {
       error: fields.error ?? null,
       turns_used: this.turns_used,
       usage: this.usage,
+      cost_usd: this.cost_usd,
+      budget_stop: this.budget_stop,
       provider: this.provider,
       model: this.model,
       session_path: fields.session_path,

@@ -1,7 +1,7 @@
 import type { AgentRunOptions } from '@lich/agent';
 import type { AgentEvent, Usage } from '@lich/core';
 import { add_usage, empty_usage } from '@lich/core';
-import type { RunDocument } from './run_report.js';
+import type { Pricer, RunDocument } from './run_report.js';
 
 /** The version of the `--output-format stream-json` events, in every `run_start`. */
 export const STREAM_JSON_VERSION = 1;
@@ -33,11 +33,14 @@ export class StreamJsonWriter {
   readonly #out: NodeJS.WritableStream;
   readonly #start: StreamStart;
   #usage: Usage = empty_usage();
+  #cost: number | null = 0;
   #started = false;
+  readonly #price: Pricer | undefined;
 
-  constructor(out: NodeJS.WritableStream, start: StreamStart) {
+  constructor(out: NodeJS.WritableStream, start: StreamStart, price?: Pricer) {
     this.#out = out;
     this.#start = start;
+    this.#price = price;
   }
 
   #write(line: Record<string, unknown>): void {
@@ -87,14 +90,28 @@ export class StreamJsonWriter {
           duration_ms: Math.round(event.duration_ms),
         });
         this.#usage = add_usage(this.#usage, event.usage);
+        const cost =
+          this.#price?.(event.usage ?? empty_usage(), event.provider, event.model) ?? null;
+        this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
         this.#write({
           type: 'usage',
           turn: event.turn,
           usage: event.usage ?? null,
           total: this.#usage,
+          cost_usd: cost,
+          total_cost_usd: this.#cost,
         });
         return;
       }
+      case 'budget':
+        this.#write({
+          type: 'budget',
+          level: event.level,
+          scope: event.scope,
+          used: event.used,
+          message: event.message,
+        });
+        return;
       case 'tool_call_start':
         this.#write({
           type: 'tool_start',

@@ -247,10 +247,14 @@ export function status_line(input: StatusInput, palette: Palette, width: number)
     { text: session.model, keep: 9 },
     { text: session.provider, keep: 4 },
     {
-      text: `↑${format_tokens(usage.input_tokens)} ↓${format_tokens(usage.output_tokens)}`,
+      text: `↑${format_tokens(usage.input_tokens)} ↓${format_tokens(usage.output_tokens)}${usage.cache_read_tokens ? ` ⟳${format_tokens(usage.cache_read_tokens)}` : ''}`,
       keep: 8,
     },
   ];
+  // dollars next to tokens, once the host said them (unknown for a model without a price)
+  if (status.cost_total_usd !== undefined) {
+    parts.push({ text: format_dollars(status.cost_total_usd), keep: 7 });
+  }
   if (status.context_tokens !== undefined && status.context_window) {
     const percent = Math.min(
       999,
@@ -308,4 +312,13 @@ export function picker_lines(
       : `  ${fit(line, width - 2)}`;
   });
   return [head, ...rows];
+}
+
+/** `$0.0123`, `$1.25`, or `$?` for a cost that is unknown (a model without a price). */
+export function format_dollars(cost: number | null): string {
+  if (cost === null || !Number.isFinite(cost)) return '$?';
+  if (cost === 0) return '$0';
+  if (cost < 0.01) return `$${cost.toFixed(4)}`;
+  if (cost < 100) return `$${cost.toFixed(2)}`;
+  return `$${Math.round(cost)}`;
 }

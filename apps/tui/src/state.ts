@@ -327,6 +327,7 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       const status = {
         ...state.status,
         usage_total: payload.usage_total,
+        ...(payload.cost_total_usd === undefined ? {} : { cost_total_usd: payload.cost_total_usd }),
         ...(payload.context_tokens === undefined ? {} : { context_tokens: payload.context_tokens }),
         ...(payload.context_window === undefined ? {} : { context_window: payload.context_window }),
       };

@@ -113,6 +113,8 @@ export interface PermissionView {
 /** What the status line shows besides the session's own facts. */
 export interface StatusView {
   usage_total: Usage;
+  /** The session's cost in dollars as `usage.update` last said; null: unknown; absent: not told. */
+  cost_total_usd?: number | null;
   context_tokens?: number;
   context_window?: number;
   retries: number;

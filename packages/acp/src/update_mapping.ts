@@ -153,9 +153,19 @@ export class SessionUpdateMapper {
         ];
       }
       case 'usage.update': {
-        const { context_tokens, context_window } = event.payload;
+        const { context_tokens, context_window, cost_total_usd } = event.payload;
         if (context_tokens === undefined || context_window === undefined) return [];
-        return [{ sessionUpdate: 'usage_update', used: context_tokens, size: context_window }];
+        return [
+          {
+            sessionUpdate: 'usage_update',
+            used: context_tokens,
+            size: context_window,
+            // the session's cost, when every call of it had a known price
+            ...(typeof cost_total_usd === 'number'
+              ? { cost: { amount: cost_total_usd, currency: 'USD' } }
+              : {}),
+          },
+        ];
       }
       case 'session.info': {
         const updates: SessionUpdate[] = [];

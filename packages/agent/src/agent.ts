@@ -28,6 +28,11 @@ import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import { user_config_path } from './config/config_file.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
+import { guard_budget } from './cost/budget_guard.js';
+import type { BudgetLedger, BudgetLimit } from './cost/budget_ledger.js';
+import { MemoryBudgetLedger } from './cost/budget_ledger.js';
+import { add_cost } from './cost/model_price.js';
+import { load_price_book, type PriceBook } from './cost/price_book.js';
 import { find_custom_commands } from './custom_commands/find_custom_commands.js';
 import { register_custom_commands } from './custom_commands/register_custom_commands.js';
 import { failure_hints } from './failure_hints.js';
@@ -102,6 +107,10 @@ export class Agent {
   #plugins: Promise<LoadedPlugins | undefined> | undefined;
   #mcp: { close(): Promise<void> } | undefined;
   #closed = false;
+  #prices: Promise<PriceBook> | undefined;
+  #prices_now: PriceBook | undefined;
+  /** Where every run's budget is reserved and settled. */
+  readonly budget_ledger: BudgetLedger;
   readonly #checkpoints_on: boolean;
   #checkpoint_store: CheckpointStore | undefined;
   #writes: ((tool: string) => boolean) | undefined;
@@ -126,6 +135,7 @@ export class Agent {
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
     this.#lich_version = options.lich_version;
     this.trusted = options.trusted === true;
+    this.budget_ledger = options.budget_ledger ?? new MemoryBudgetLedger();
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -335,6 +345,65 @@ export class Agent {
       });
   }
 
+  /**
+   * The prices of model calls: the config's `prices` over the catalog, which is imported the
+   * first time this is called (a run calls it), never at start-up. Never rejects.
+   */
+  price_book(): Promise<PriceBook> {
+    this.#prices ??= load_price_book(this.config.prices).then((book) => {
+      this.#prices_now = book;
+      return book;
+    });
+    return this.#prices;
+  }
+
+  /** The prices once `price_book` loaded them (every run does, before its first model call). */
+  get prices(): PriceBook | undefined {
+    return this.#prices_now;
+  }
+
+  /** The limits a run's calls are reserved against, from the config and the run's options. */
+  #budget_limits(
+    options: AgentRunOptions,
+    handle: SessionHandle | null,
+  ): (BudgetLimit & { scope: string })[] {
+    const budget = this.config.budget;
+    const day = new Date().toISOString().slice(0, 10);
+    const limits: (BudgetLimit & { scope: string })[] = [];
+    const session_usd = options.max_budget_usd ?? budget.session_usd;
+    if (session_usd !== undefined) {
+      limits.push({
+        scope: 'session',
+        key: `session:${handle?.id ?? `run-${process.pid}-${performance.now()}`}`,
+        limit_usd: session_usd,
+        spent_before_usd: handle?.state.cost_total_usd ?? 0,
+      });
+    }
+    if (budget.day_usd !== undefined) {
+      limits.push({
+        scope: 'day',
+        key: `day:${this.config.work_dir}:${day}`,
+        limit_usd: budget.day_usd,
+      });
+    }
+    const { sender, conversation } = options.budget_scopes ?? {};
+    if (sender !== undefined && budget.sender_day_usd !== undefined) {
+      limits.push({
+        scope: 'sender',
+        key: `sender:${sender}:${day}`,
+        limit_usd: budget.sender_day_usd,
+      });
+    }
+    if (conversation !== undefined && budget.conversation_usd !== undefined) {
+      limits.push({
+        scope: 'conversation',
+        key: `conversation:${conversation}`,
+        limit_usd: budget.conversation_usd,
+      });
+    }
+    return limits;
+  }
+
   /** The version written to new sessions: `lich_version`, else this package's. */
   async version(): Promise<string> {
     return this.#lich_version ?? (await own_version());
@@ -373,6 +442,13 @@ export class Agent {
     if (options.on_event) run_emitter.on(options.on_event);
     const usage_total = empty_usage();
     run_emitter.on(collect_usage(usage_total));
+    const prices = await this.price_book();
+    let cost_usd: number | null = 0;
+    run_emitter.on((event) => {
+      if (event.type !== 'llm_end') return;
+      const cost = prices.cost(event.usage ?? empty_usage(), event.provider, event.model);
+      cost_usd = add_cost(cost_usd, cost);
+    });
     const own_session = options.session === undefined;
     const handle =
       options.session === false
@@ -385,6 +461,7 @@ export class Agent {
       ? attach_recorder(run_emitter, handle, {
           on_error: (error) =>
             warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
+          price: (usage, provider, model) => prices.cost(usage, provider, model),
           ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
         })
       : null;
@@ -424,6 +501,7 @@ export class Agent {
           },
           transcript: [...history],
           usage_total,
+          cost_usd: 0,
           session_path: handle?.path ?? null,
         };
       }
@@ -431,11 +509,25 @@ export class Agent {
       const chain_chat = this.#chats.chat_for(options.model, options.on_provider_event);
       // the session id keys the provider's prompt cache (OpenAI `prompt_cache_key`)
       const cache_key = handle?.id;
-      const chat: ChatFn =
+      const keyed: ChatFn =
         cache_key === undefined
           ? chain_chat
           : (messages, tools, chat_options) =>
               chain_chat(messages, tools, { ...chat_options, cache_key });
+      const limits = this.#budget_limits(options, handle);
+      const first = this.resolve_model(options.model)?.[0] ?? config.providers[0];
+      const chat: ChatFn =
+        limits.length === 0
+          ? keyed
+          : guard_budget(keyed, {
+              ledger: this.budget_ledger,
+              limits,
+              prices,
+              provider: first?.kind ?? 'unknown',
+              model: first?.model ?? 'unknown',
+              max_tokens: first?.max_tokens ?? 8192,
+              emitter: run_emitter,
+            });
       const deps = {
         chat,
         tools: this.executor,
@@ -477,6 +569,7 @@ export class Agent {
         outcome,
         transcript: outcome.messages,
         usage_total,
+        cost_usd,
         session_path: handle?.path ?? null,
       };
     } finally {

@@ -4,6 +4,7 @@ import type { SessionHandle } from '@lich/session';
 import type { Tool } from '@lich/tools';
 import type { CheckpointMarkInfo } from './checkpoints/run_checkpoints.js';
 import type { AgentConfig } from './config/config_schema.js';
+import type { BudgetLedger } from './cost/budget_ledger.js';
 import type { ApprovalMode } from './host/session_host_types.js';
 import type { Approver } from './permissions/permission_gate.js';
 
@@ -26,6 +27,11 @@ export interface AgentOptions {
   on_warning?: (text: string) => void;
   /** Hears the provider router's retries and failovers. */
   on_provider_event?: (event: RouterEvent) => void;
+  /**
+   * Where budgets are reserved and settled: default one in this process's memory, shared by
+   * every run of the agent. A PostgreSQL ledger (`@lich/store-postgres`) shares it across nodes.
+   */
+  budget_ledger?: BudgetLedger;
   /**
    * False: no checkpoints of the work dir, whatever `config.checkpoints` says (a gateway's work
    * dir is the bot's). Default: as the config says.
@@ -93,6 +99,13 @@ export interface AgentRunOptions {
   checkpoints?: boolean;
   /** Hears each checkpoint this run takes (its id is recorded in the session as well). */
   on_checkpoint?: (mark: CheckpointMarkInfo) => void;
+  /** Dollars the session may spend (`--max-budget-usd`), over `config.budget.session_usd`. */
+  max_budget_usd?: number;
+  /**
+   * Gateways: who the run is for, so `budget.sender_day_usd` and `budget.conversation_usd` apply
+   * (e.g. `telegram:42` and `telegram:chat:7`).
+   */
+  budget_scopes?: { sender?: string; conversation?: string };
 }
 
 /** What a run produced. */
@@ -102,6 +115,8 @@ export interface AgentRunResult {
   transcript: Message[];
   /** The summed usage of this run's model calls. */
   usage_total: Usage;
+  /** What this run's model calls cost in dollars; null when one had no known price. */
+  cost_usd: number | null;
   /** The session file written to, or null when the run was not recorded. */
   session_path: string | null;
 }

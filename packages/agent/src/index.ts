@@ -60,6 +60,21 @@ export {
   type McpServersConfig,
   type ProviderEntry,
 } from './config/config_schema.js';
+export {
+  BUDGET_WARNING_SHARE,
+  type BudgetGuardOptions,
+  guard_budget,
+} from './cost/budget_guard.js';
+export {
+  type BudgetLedger,
+  type BudgetLimit,
+  type BudgetReservation,
+  MemoryBudgetLedger,
+  type ReserveResult,
+} from './cost/budget_ledger.js';
+export type { BudgetConfig, PricesConfig } from './cost/cost_schema.js';
+export { add_cost, cost_at, format_cost, type ModelPrice } from './cost/model_price.js';
+export { type CatalogPrice, load_price_book, PriceBook } from './cost/price_book.js';
 export type { AttachedMentions } from './file_mentions.js';
 export { ATTACHMENT_MARK, attach_file_mentions, file_mentions } from './file_mentions.js';
 export {

@@ -138,8 +138,25 @@ export interface RunEndEvent {
 }
 
 /** Everything the loop reports while it runs, discriminated by `type`. */
+/**
+ * A spending limit said something: `warning` when a limit is mostly used (the caller says how
+ * much), `stop` when the next model call was refused because it would cross it. The loop emits
+ * none; a ChatFn wrapper that keeps a budget does, and throws a `BudgetStop` to refuse a call.
+ */
+export interface BudgetEvent {
+  type: 'budget';
+  level: 'warning' | 'stop';
+  /** One line for people, e.g. "80% of the session budget ($0.80 of $1.00) is spent". */
+  message: string;
+  /** Which limit: `session`, `day`, `sender`, `conversation`, `run`… */
+  scope: string;
+  /** The share of the limit spent and reserved, 0..1 (or more once crossed). */
+  used: number;
+}
+
 export type AgentEvent =
   | RunStartEvent
+  | BudgetEvent
   | LlmStartEvent
   | LlmDeltaEvent
   | LlmEndEvent

@@ -1,3 +1,4 @@
+export { BudgetStop, is_budget_stop } from './budget_stop.js';
 export type { CompressOptions, CompressResult } from './compressor.js';
 export {
   compress_messages,
@@ -11,6 +12,7 @@ export type {
   AgentEvent,
   AgentEventType,
   AgentListener,
+  BudgetEvent,
   BudgetExhaustedEvent,
   CompressEndEvent,
   CompressStartEvent,
@@ -30,7 +32,12 @@ export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loo
 export { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';
 export { seed_system_prompt } from './seed_system_prompt.js';
-export { CHARS_PER_TOKEN, estimate_tokens, TokenCounter } from './tokens.js';
+export {
+  CHARS_PER_TOKEN,
+  estimate_definition_tokens,
+  estimate_tokens,
+  TokenCounter,
+} from './tokens.js';
 export type { Tool, ToolOutput, ToolPreview, ToolRegistrar, ToolRunContext } from './tool.js';
 export type {
   AssistantMessage,

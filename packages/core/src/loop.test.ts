@@ -12,6 +12,7 @@ import {
   reply,
   until_abort,
 } from '../test/support.js';
+import { BudgetStop, is_budget_stop } from './budget_stop.js';
 import { AgentEmitter, type AgentEvent } from './events.js';
 import { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
 import { estimate_tokens } from './tokens.js';
@@ -893,5 +894,33 @@ describe('an abort during the answer (C16)', () => {
     );
     expect(outcome.final).toBeNull();
     expect(outcome.messages.map((message) => message.role)).toEqual(['user']);
+  });
+});
+
+describe('run_conversation and a refused call', () => {
+  it('ends with stopped_reason budget, keeping the history, when the ChatFn throws a BudgetStop', async () => {
+    const chat = queued_chat([
+      call_tools(['c1', 'echo', { text: 'a' }]),
+      new BudgetStop('the session budget of $1.00 would be crossed', 'session'),
+    ]);
+    const events: AgentEvent[] = [];
+    const emitter = new AgentEmitter();
+    emitter.on((event) => events.push(event));
+    const outcome = await run_conversation(
+      {
+        chat,
+        tools: { execute: async () => ({ ok: true, output: 'a', duration_ms: 1 }) },
+        definitions: [],
+        emitter,
+      },
+      [{ role: 'user', content: 'go' }],
+      { max_turns: 5 },
+    );
+    expect(outcome.stopped_reason).toBe('budget');
+    expect(outcome.final).toBeNull();
+    expect(outcome.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(events.at(-1)).toMatchObject({ type: 'run_end', stopped_reason: 'budget' });
+    expect(is_budget_stop(new BudgetStop('x', 'day'))).toBe(true);
+    expect(is_budget_stop(new Error('x'))).toBe(false);
   });
 });

@@ -2,6 +2,7 @@
  * The think-act-observe loop: call the model, run the tools it asks for, feed the results back,
  * until it answers without tools, the turn budget runs out, or the caller aborts.
  */
+import { is_budget_stop } from './budget_stop.js';
 import { checked_result, without_tool_calls } from './chat_result.js';
 import { should_compress } from './compressor.js';
 import type { AgentEmitter, AgentEvent, StoppedReason } from './events.js';
@@ -114,6 +115,8 @@ export interface LoopOutcome {
  *   (unfinished ones say "aborted"). Callees that ignore the signal are not waited for. Answer
  *   text streamed before an abort stays in the history as an assistant message (marked
  *   `INTERRUPTED_MARK`) and is the outcome's `final`.
+ * - A `ChatFn` that rejects with a `BudgetStop` (a spending limit refused the call) ends the run
+ *   with `stopped_reason: 'budget'` and no final answer; the history is kept.
  * - A rejecting `ChatFn` (not an abort) emits `run_end` with `stopped_reason: 'error'` and the
  *   original error is rethrown unchanged; a `ChatFn` that resolves without a message is such an
  *   error too.
@@ -242,6 +245,8 @@ export async function run_conversation(
       }
     }
   } catch (error) {
+    // a refused call ends the run like the turn budget does, the history kept
+    if (is_budget_stop(error)) return finish('budget', null);
     const text = error instanceof Error ? error.message : String(error);
     emit({
       type: 'run_end',

@@ -53,7 +53,15 @@ export class Delivery {
     if (last === undefined) return;
     const failed = end.stop_reason === 'error';
     if (failed) this.#warn(claim.conversation_key, 'the run failed', end.error ?? 'no message');
-    const text = failed ? texts.error_reply : (end.final ?? '').trim();
+    const over_budget = end.stop_reason === 'budget';
+    // the sender gets one polite line; the owner reads which limit it was in the log
+    if (over_budget)
+      this.#warn(claim.conversation_key, 'a budget stopped the run', end.budget ?? '');
+    const text = failed
+      ? texts.error_reply
+      : over_budget
+        ? texts.budget_reply
+        : (end.final ?? '').trim();
     const chunks = chunk_reply(text, adapter.max_message_chars);
     const entries: OutboxEntry[] = chunks.map((chunk, index) => ({
       key: outbox_key(claim.conversation_key, last.seq, index),

@@ -7,7 +7,7 @@ import type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.
 import type { GatewayLogEntry } from './gateway_log.js';
 import { DEFAULT_TEXTS, type GatewayTexts } from './gateway_texts.js';
 import { InboundGate } from './inbound_gate.js';
-import type { InboundMessage } from './inbound_message.js';
+import { type InboundMessage, sender_key } from './inbound_message.js';
 import { memory_store } from './memory_store.js';
 import { prompt_text } from './prompt_text.js';
 import { Semaphore } from './semaphore.js';
@@ -488,12 +488,18 @@ export class GatewayBus implements GatewayIngress {
       conversation.in_flight = in_flight;
       let ticket: Awaited<ReturnType<SessionHost['prompt']>>;
       try {
+        const sender = batch.at(-1)?.message;
         const messages = batch.map((m) => m.message);
         // a team's custom command (`/review x`) sends its own prompt
         const text =
           (await command_prompt(this.host, session_id, messages)) ?? prompt_text(messages);
         ticket = await this.host.prompt(session_id, text, {
           client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
+          // the sender's daily budget and the conversation's, where the config sets them
+          budget_scopes: {
+            conversation: conversation.key,
+            ...(sender === undefined ? {} : { sender: sender_key(sender) }),
+          },
         });
       } catch (error) {
         throw new RunFailed(error, batch);

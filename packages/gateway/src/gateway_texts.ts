@@ -10,6 +10,8 @@ export interface GatewayTexts {
   pairing_waiting: string;
   /** Sent as the reply when the model failed. */
   error_reply: string;
+  /** Sent as the reply when a spending limit stopped the run (the owner is told why in the log). */
+  budget_reply: string;
   /** Sent to the owner's chat when a tool asks for permission. */
   approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
 }
@@ -41,6 +43,8 @@ export const DEFAULT_TEXTS: GatewayTexts = {
   pairing_waiting:
     'Your pairing code is already waiting for the owner of this bot. I will answer once they let you in.',
   error_reply: 'Sorry, I could not answer that: the model failed. Please try again.',
+  budget_reply:
+    'Sorry, I have reached my spending limit for now, so I cannot answer this. Please try again later.',
   approval_prompt: (conversation_key, title, waiting) =>
     `Permission asked in ${conversation_key}: ${title}\n` +
     `Reply y (allow once), a (allow always) or n (reject).` +

@@ -57,7 +57,13 @@ export interface WireToolPreview {
 }
 
 /** Why a turn ended. */
-export type WireTurnStopReason = 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
+export type WireTurnStopReason =
+  | 'end_turn'
+  | 'max_turns'
+  | 'budget'
+  | 'cancelled'
+  | 'refusal'
+  | 'error';
 
 /** What is known of one session, live or on disk. */
 export interface WireSessionInfo {
@@ -172,6 +178,8 @@ export interface EventPayloads {
     error?: string;
     /** With `error`, when there is advice: which key variable to check, whether a server runs… */
     hints?: string[];
+    /** Set when `stop_reason` is `budget`: which spending limit stopped the turn, and why. */
+    budget?: string;
   };
   'message.delta': TurnScoped & { text: string };
   'message.completed': TurnScoped & { message: WireAssistantMessage };
@@ -204,6 +212,10 @@ export interface EventPayloads {
   'usage.update': TurnScoped & {
     usage: WireUsage;
     usage_total: WireUsage;
+    /** The call's cost in dollars; null when its model has no known price. */
+    cost_usd?: number | null;
+    /** The session's cost so far in dollars; null once a call had no known price. */
+    cost_total_usd?: number | null;
     context_tokens?: number;
     context_window?: number;
   };

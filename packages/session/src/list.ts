@@ -23,6 +23,11 @@ export interface SessionSummary {
   runs: number;
   /** The total usage of the session's model calls, as of its last finished run. */
   usage: Usage;
+  /**
+   * The session's cost in dollars as of its last finished run: null when unknown (a model with
+   * no price, or a session recorded before prices were).
+   */
+  cost_usd: number | null;
   model: string;
   work_dir: string;
   /** The file's size in bytes. */
@@ -100,6 +105,7 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
     updated: '',
     runs: 0,
     usage: empty_usage(),
+    cost_usd: null,
     model: '',
     work_dir: '',
     size: 0,
@@ -154,12 +160,16 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
       if (titled?.type === 'title') summary.title = one_line(titled.title, TITLE_LIMIT);
       if (last_end?.type === 'run_end') {
         summary.usage = last_end.usage_total;
+        summary.cost_usd = last_end.cost_total_usd ?? null;
         break;
       }
       if (whole || info.size <= HEAD_BYTES || length >= TAIL_LIMIT_BYTES) {
         // no run_end near the end: the last one in the head is the best known total
         const head_end = head.records.findLast((record) => record.type === 'run_end');
-        if (head_end?.type === 'run_end') summary.usage = head_end.usage_total;
+        if (head_end?.type === 'run_end') {
+          summary.usage = head_end.usage_total;
+          summary.cost_usd = head_end.cost_total_usd ?? null;
+        }
         break;
       }
     }

@@ -30,6 +30,11 @@ export interface RecorderOptions {
   on_error?: (error: unknown, event: AgentEvent) => void;
   /** Written as the `request_id` of the runs' `run_start` records (the prompt's client id). */
   request_id?: string;
+  /**
+   * Prices a model call: its dollars, or null when the model has no known price. With it, each
+   * model call's record carries `cost_usd` and `run_end` the run's and the session's.
+   */
+  price?: (usage: Usage, provider: string | undefined, model: string | undefined) => number | null;
 }
 
 const DEFAULT_WARNINGS = 3;
@@ -72,6 +77,8 @@ export class SessionRecorder {
   /** The loop's history of the current run, as the events describe it. */
   #history: (Message | undefined)[] = [];
   #usage: Usage = empty_usage();
+  #cost: number | null = 0;
+  readonly #price: RecorderOptions['price'];
   /** The handle's failure count when the last run started. */
   #failures_seen = 0;
 
@@ -79,6 +86,7 @@ export class SessionRecorder {
     this.handle = handle;
     this.#on_error = options.on_error ?? default_on_error(handle.path);
     this.#request_id = options.request_id;
+    this.#price = options.price;
     this.#failures_seen = handle.failed_writes;
   }
 
@@ -183,6 +191,7 @@ export class SessionRecorder {
     this.#run = run;
     this.#history = [...event.messages];
     this.#usage = empty_usage();
+    this.#cost = 0;
     this.#write(event, {
       type: 'run_start',
       run,
@@ -202,6 +211,12 @@ export class SessionRecorder {
     const index = this.#history.length;
     this.#history.push(event.message);
     this.#usage = add_usage(this.#usage, event.usage);
+    const cost =
+      this.#price === undefined
+        ? undefined
+        : this.#price(event.usage ?? empty_usage(), event.provider, event.model);
+    if (cost !== undefined)
+      this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
     this.#write(event, {
       type: 'message',
       run,
@@ -212,6 +227,7 @@ export class SessionRecorder {
       finish_reason: event.finish_reason,
       duration_ms: event.duration_ms,
       ...(event.usage === undefined ? {} : { usage: event.usage }),
+      ...(cost === undefined ? {} : { cost_usd: cost }),
       ...(event.provider === undefined ? {} : { provider: event.provider }),
       ...(event.model === undefined ? {} : { model: event.model }),
     });
@@ -309,6 +325,9 @@ export class SessionRecorder {
       messages_count: event.messages.length,
       usage: this.#usage,
       usage_total: this.handle.state.usage_total,
+      ...(this.#price === undefined
+        ? {}
+        : { cost_usd: this.#cost, cost_total_usd: this.handle.state.cost_total_usd }),
       ...(event.error === undefined ? {} : { error: event.error }),
     });
     this.#run = undefined;

@@ -70,6 +70,8 @@ export interface MessageRecord extends RecordBase {
   turn?: number;
   /** Token usage of the model call (for `source: 'llm'`). */
   usage?: Usage;
+  /** What the model call cost in dollars; null when the model has no known price. */
+  cost_usd?: number | null;
   finish_reason?: string;
   provider?: string;
   model?: string;
@@ -122,6 +124,10 @@ export interface RunEndRecord extends RecordBase {
   messages_count: number;
   usage: Usage;
   usage_total: Usage;
+  /** What this run's model calls cost in dollars; null when one of them had no known price. */
+  cost_usd?: number | null;
+  /** The session's cost so far, in dollars; null when a call of it had no known price. */
+  cost_total_usd?: number | null;
   error?: string;
 }
 

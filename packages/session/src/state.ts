@@ -59,6 +59,11 @@ export interface SessionState {
   runs: number;
   /** The sum of the usage of every model call recorded. */
   usage_total: Usage;
+  /**
+   * The dollars of every model call recorded; null once a call had no known price (or was
+   * recorded before prices were), so a total is never understated.
+   */
+  cost_total_usd: number | null;
   /** How many records were applied. */
   records: number;
   /** The last `title` record's title, if any. */
@@ -84,6 +89,7 @@ export function empty_state(): SessionState {
     slots: [],
     runs: 0,
     usage_total: empty_usage(),
+    cost_total_usd: 0,
     records: 0,
     prompts: [],
     checkpoints: [],
@@ -131,6 +137,13 @@ export function apply_record(state: SessionState, record: SessionRecord): void {
       state.slots[record.index] = record.message;
       if (record.usage !== undefined)
         state.usage_total = add_usage(state.usage_total, record.usage);
+      if (record.source === 'llm') {
+        const cost = record.cost_usd;
+        state.cost_total_usd =
+          state.cost_total_usd === null || cost === undefined || cost === null
+            ? null
+            : state.cost_total_usd + cost;
+      }
       return;
     case 'compress_end': {
       if (!record.ok || record.summary_message === undefined) return;

@@ -359,6 +359,8 @@ export class PostgresSessionStorage implements SessionStorage {
       updated: row.updated.toISOString(),
       runs: row.runs,
       usage: row.usage,
+      // the sessions table keeps no cost column yet: unknown rather than 0
+      cost_usd: null,
       model: row.model,
       work_dir: row.work_dir,
       size: Number(row.bytes),

@@ -19,6 +19,7 @@ import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { make_agent, report_no_provider } from '../make_agent.js';
 import { output_settings } from '../output_settings.js';
+import { format_dollars } from '../progress.js';
 import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
 
@@ -77,8 +78,9 @@ async function list(context: CommandContext, session_dir: string, values: Parsed
     const when = session.updated.replace('T', ' ').slice(0, 16);
     const runs = `${session.runs} run${session.runs === 1 ? '' : 's'}`;
     const title = session.problem ? context.out.red(session.problem) : one_line(session.title, 70);
+    const tokens = `${format_count(session.usage.input_tokens)} in, ${format_count(session.usage.output_tokens)} out, ${format_dollars(session.cost_usd)}`;
     context.io.stdout.write(
-      `${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}`)}  ${title}\n`,
+      `${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}  ${tokens}`)}  ${title}\n`,
     );
   }
   tell_more();
@@ -278,3 +280,10 @@ export const command_sessions: Command = async (context) => {
     }
   }
 };
+
+/** `950`, `12.3k`, `4.1M`: a token count in a few characters. */
+function format_count(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(1)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}

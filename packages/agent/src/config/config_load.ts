@@ -33,6 +33,8 @@ export interface ConfigFlags {
   /** The base URL of the first provider (`--base-url`). */
   base_url?: string;
   max_turns?: number;
+  /** Dollars a session may spend (`--max-budget-usd`): `budget.session_usd`. */
+  max_budget_usd?: number;
   session_dir?: string;
   /** Replaces the system prompt (`--system-prompt`). */
   system_prompt?: string;
@@ -234,7 +236,9 @@ function merge_layer(
       (key === 'mcp_servers' ||
         key === 'compression' ||
         key === 'checkpoints' ||
-        key === 'skills') &&
+        key === 'skills' ||
+        key === 'prices' ||
+        key === 'budget') &&
       typeof previous === 'object' &&
       previous !== null &&
       typeof value === 'object'
@@ -335,6 +339,12 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   const flag_layer: Record<string, unknown> = {};
   if (flags.max_turns !== undefined) flag_layer.max_turns = flags.max_turns;
   if (flags.session_dir !== undefined) flag_layer.session_dir = flags.session_dir;
+  if (flags.max_budget_usd !== undefined) {
+    flag_layer.budget = {
+      ...((merged.budget as object | undefined) ?? {}),
+      session_usd: flags.max_budget_usd,
+    };
+  }
   if (flags.system_prompt !== undefined) flag_layer.system_prompt = flags.system_prompt;
   if (flags.tools_enabled !== undefined) flag_layer.tools_enabled = [...flags.tools_enabled];
   if (flags.tools_disabled !== undefined) {
@@ -347,6 +357,7 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   }
   const flag_names: Record<string, string> = {
     max_turns: '--max-turns',
+    budget: '--max-budget-usd',
     session_dir: '--session-dir',
     system_prompt: '--system-prompt',
     append_system_prompt: '--append-system-prompt',
@@ -512,6 +523,8 @@ function finish_config(
     checkpoints: checkpoint_settings(data.checkpoints),
     skills: data.skills,
     hooks,
+    prices: data.prices,
+    budget: data.budget,
   };
   return deep_freeze(config);
 }

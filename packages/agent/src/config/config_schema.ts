@@ -4,6 +4,12 @@ import {
   type CheckpointSettings,
   DEFAULT_CHECKPOINTS,
 } from '../checkpoints/checkpoints_schema.js';
+import {
+  BUDGET_SCHEMA,
+  type BudgetConfig,
+  PRICES_SCHEMA,
+  type PricesConfig,
+} from '../cost/cost_schema.js';
 import { HOOKS_SCHEMA, type HookSet } from '../hooks/hooks_schema.js';
 import {
   DEFAULT_PERMISSIONS,
@@ -263,6 +269,8 @@ export const CONFIG_SHAPE = {
   checkpoints: CHECKPOINTS_SCHEMA.default({ ...DEFAULT_CHECKPOINTS }),
   skills: SKILLS_SCHEMA.default({ ...DEFAULT_SKILLS, import: [] }),
   hooks: HOOKS_SCHEMA.default({}),
+  prices: PRICES_SCHEMA.default({}),
+  budget: BUDGET_SCHEMA.default({}),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -324,6 +332,10 @@ export interface AgentConfig {
    * whether it is the person's or the repository's: a repository's run only in a trusted folder.
    */
   readonly hooks: readonly HookSet[];
+  /** Model prices over the catalog, per million tokens. */
+  readonly prices: Readonly<PricesConfig>;
+  /** Spending limits; none by default. */
+  readonly budget: Readonly<BudgetConfig>;
 }
 
 /** The top-level keys of the configuration, in display order. */

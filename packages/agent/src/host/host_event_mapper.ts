@@ -9,8 +9,11 @@ export interface TurnSink {
   delta(kind: DeltaKind, text: string): void;
   /** A whole event; the receiver sends pending deltas first. */
   publish<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void;
-  /** A model call's usage, once it ended; the receiver publishes `usage.update`. */
-  usage(usage: Usage | undefined): void;
+  /**
+   * A model call's usage, once it ended, with who answered (for its price); the receiver
+   * publishes `usage.update`.
+   */
+  usage(usage: Usage | undefined, provider?: string, model?: string): void;
 }
 
 function parsed_args(raw: string, parsed: unknown): unknown {
@@ -32,7 +35,7 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
       return;
     case 'llm_end':
       sink.publish('message.completed', { turn_id, message: event.message });
-      sink.usage(event.usage);
+      sink.usage(event.usage, event.provider, event.model);
       return;
     case 'tool_call_start':
       sink.publish('tool.start', {

@@ -37,6 +37,8 @@ export interface LiveSessionInit {
   created: string;
   approval_mode: ApprovalMode;
   usage_total: Usage;
+  /** The session's cost so far in dollars (null: unknown); default 0. */
+  cost_total_usd?: number | null;
   ring_events?: number;
   ring_bytes?: number;
   coalesce_ms: number;
@@ -60,15 +62,21 @@ interface QueuedTurn {
   input: string;
   kind: 'prompt' | 'follow_up';
   client_request_id?: string;
+  budget_scopes?: { sender?: string; conversation?: string };
 }
 
 function new_turn_id(): string {
   return `turn_${randomUUID()}`;
 }
 
-function stop_reason_of(stopped: string, finish_reason: string | undefined): TurnStopReason {
+function stop_reason_of(
+  stopped: string,
+  finish_reason: string | undefined,
+  budget: string | undefined,
+): TurnStopReason {
   if (stopped === 'aborted') return 'cancelled';
-  if (stopped === 'budget') return 'max_turns';
+  // the loop's 'budget' is a spending limit when one said so, else the turn budget
+  if (stopped === 'budget') return budget === undefined ? 'max_turns' : 'budget';
   if (stopped === 'error') return 'error';
   return finish_reason === 'content_filter' ? 'refusal' : 'end_turn';
 }
@@ -97,6 +105,8 @@ export class LiveSession {
   usage_total: Usage;
   /** How commands run here (see `SessionInfo.sandbox`), once the host knows. */
   sandbox: string | undefined;
+  /** The session's cost so far in dollars; null once a call had no known price. */
+  cost_total_usd: number | null;
   updated: string;
   closed = false;
   readonly #init: LiveSessionInit;
@@ -119,6 +129,7 @@ export class LiveSession {
     this.title = init.title;
     this.approval_mode = init.approval_mode;
     this.usage_total = init.usage_total;
+    this.cost_total_usd = init.cost_total_usd === undefined ? 0 : init.cost_total_usd;
     this.updated = init.now().toISOString();
     this.model_spec = undefined;
     this.#events = new SessionEventStream({
@@ -195,12 +206,14 @@ export class LiveSession {
     input: string,
     kind: 'prompt' | 'follow_up',
     client_request_id: string | undefined,
+    budget_scopes?: { sender?: string; conversation?: string },
   ): TurnTicket {
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
       input,
       kind,
       ...(client_request_id === undefined ? {} : { client_request_id }),
+      ...(budget_scopes === undefined ? {} : { budget_scopes }),
     };
     const queued = this.busy || this.#queue.length > 0;
     this.#queue.push(turn);
@@ -307,18 +320,25 @@ export class LiveSession {
       messages: readonly Message[] | null;
       finish_reason: string | undefined;
       context_tokens: number;
-    } = { messages: null, finish_reason: undefined, context_tokens: 0 };
+      budget: string | undefined;
+    } = { messages: null, finish_reason: undefined, context_tokens: 0, budget: undefined };
     const sink: TurnSink = {
       turn_id,
       delta: (kind, text) => this.#events.delta(kind, turn_id, text),
       publish: (type, payload) => this.publish(type, payload),
-      usage: (usage) => {
+      usage: (usage, provider, model) => {
         turn_usage = add_usage(turn_usage, usage);
         this.usage_total = add_usage(this.usage_total, usage);
+        // the run loaded the prices before its first model call
+        const cost = this.agent.prices?.cost(usage ?? empty_usage(), provider, model) ?? null;
+        this.cost_total_usd =
+          this.cost_total_usd === null || cost === null ? null : this.cost_total_usd + cost;
         this.publish('usage.update', {
           turn_id,
           usage: usage ?? empty_usage(),
           usage_total: { ...this.usage_total },
+          cost_usd: cost,
+          cost_total_usd: this.cost_total_usd,
           context_tokens: seen.context_tokens,
           context_window: this.agent.config.context_window,
         });
@@ -344,6 +364,7 @@ export class LiveSession {
         signal,
         session: this.handle ?? false,
         ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
+        ...(turn.budget_scopes === undefined ? {} : { budget_scopes: turn.budget_scopes }),
         on_event: (event) => {
           // the gauge starts from the loop's own estimate of each request (the figure that
           // decides compression, so it drops after a compaction) and adds what the run appends
@@ -355,6 +376,7 @@ export class LiveSession {
           } else if (event.type === 'tool_call_end') {
             seen.context_tokens += estimate_tokens([event.message]);
           } else if (event.type === 'steer') seen.context_tokens += estimate_tokens(event.messages);
+          else if (event.type === 'budget' && event.level === 'stop') seen.budget = event.message;
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
@@ -380,7 +402,7 @@ export class LiveSession {
           });
         },
       });
-      stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason);
+      stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason, seen.budget);
       final = result.outcome.final;
       turns_used = result.outcome.turns_used;
       seen.messages = result.outcome.messages;
@@ -403,6 +425,7 @@ export class LiveSession {
       turns_used,
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
       ...(stop_reason === 'error' && hints.length > 0 ? { hints } : {}),
+      ...(stop_reason === 'budget' && seen.budget !== undefined ? { budget: seen.budget } : {}),
     });
   }
 

@@ -20,7 +20,15 @@ import type { ApprovalMode } from './session_host_types.js';
 /** What a new live session needs beyond what the host supplies. */
 export type LiveSessionParts = Pick<
   ConstructorParameters<typeof LiveSession>[0],
-  'id' | 'handle' | 'history' | 'title' | 'created' | 'approval_mode' | 'usage_total' | 'last_run'
+  | 'id'
+  | 'handle'
+  | 'history'
+  | 'title'
+  | 'created'
+  | 'approval_mode'
+  | 'usage_total'
+  | 'cost_total_usd'
+  | 'last_run'
 >;
 
 /** What the registry is built from: the host's parts. */
@@ -169,6 +177,7 @@ export class LiveSessions {
       created: state.start?.created ?? this.#init.now().toISOString(),
       approval_mode: this.#init.default_mode(),
       usage_total: { ...state.usage_total },
+      cost_total_usd: state.cost_total_usd,
       last_run: before_last_run(state),
     });
   }

@@ -206,7 +206,11 @@ class Host implements SessionHost {
   async prompt(
     session_id: string,
     input: string,
-    options: { client_request_id?: string; attach_mentions?: boolean } = {},
+    options: {
+      client_request_id?: string;
+      attach_mentions?: boolean;
+      budget_scopes?: { sender?: string; conversation?: string };
+    } = {},
   ): Promise<TurnTicket> {
     text_argument(input, 'input');
     const live = await this.#session(session_id);
@@ -219,7 +223,7 @@ class Host implements SessionHost {
         live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
       }
     }
-    return live.enqueue(text, 'prompt', options.client_request_id);
+    return live.enqueue(text, 'prompt', options.client_request_id, options.budget_scopes);
   }
 
   async abort(session_id: string): Promise<boolean> {

@@ -27,7 +27,13 @@ export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
  * `end_turn` (an answer), `max_turns` (the budget ran out), `cancelled` (aborted),
  * `refusal` (the provider refused: finish reason `content_filter`), `error` (the model call failed).
  */
-export type TurnStopReason = 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
+export type TurnStopReason =
+  | 'end_turn'
+  | 'max_turns'
+  | 'budget'
+  | 'cancelled'
+  | 'refusal'
+  | 'error';
 
 /** What is known of one session, live or on disk. */
 export interface SessionInfo {
@@ -83,6 +89,8 @@ export interface HostEventPayloads {
     error?: string;
     /** With `error`, when there is advice: which key variable to check, whether a server runs… */
     hints?: string[];
+    /** Set when `stop_reason` is `budget`: which spending limit stopped the turn, and why. */
+    budget?: string;
   };
   /** Answer text, coalesced (about 30 per second per session). */
   'message.delta': TurnScoped & { text: string };
@@ -136,6 +144,10 @@ export interface HostEventPayloads {
   'usage.update': TurnScoped & {
     usage: Usage;
     usage_total: Usage;
+    /** The call's cost in dollars; null when its model has no known price. */
+    cost_usd?: number | null;
+    /** The session's cost so far in dollars; null once a call had no known price. */
+    cost_total_usd?: number | null;
     /** Estimated tokens of the history now, and the configured window, when known. */
     context_tokens?: number;
     context_window?: number;
@@ -316,6 +328,10 @@ export interface SessionHost {
   /** `close`, then deletes its file. */
   delete(session_id: string): Promise<void>;
   set_title(session_id: string, title: string): Promise<void>;
+  /**
+   * Queues a prompt. `budget_scopes` names the sender and the conversation a gateway runs it for,
+   * so `budget.sender_day_usd` and `budget.conversation_usd` apply.
+   */
   prompt(
     session_id: string,
     input: string,
@@ -323,6 +339,7 @@ export interface SessionHost {
       client_request_id?: string;
       /** Attach the files the text names as `@path` (a person typed it; not for bots). */
       attach_mentions?: boolean;
+      budget_scopes?: { sender?: string; conversation?: string };
     },
   ): Promise<TurnTicket>;
   /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { add_cost, cost_at, format_cost } from './model_price.js';
+import { load_price_book, PriceBook } from './price_book.js';
+
+const USAGE = {
+  input_tokens: 1_000_000,
+  output_tokens: 100_000,
+  cache_read_tokens: 600_000,
+  cache_write_tokens: 200_000,
+};
+
+describe('prices', () => {
+  it('bills the cached parts of the prompt at their own prices', () => {
+    // 200k fresh × $3 + 600k read × $0.30 + 200k written × $3.75 + 100k out × $15
+    expect(
+      cost_at(USAGE, { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }),
+    ).toBeCloseTo(0.6 + 0.18 + 0.75 + 1.5, 10);
+  });
+
+  it('prices a catalogued model right, from the maintained catalog', async () => {
+    const book = await load_price_book();
+    // Claude Sonnet 4.5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million (under
+    // its 200k-token tier)
+    const tenth = {
+      input_tokens: 100_000,
+      output_tokens: 10_000,
+      cache_read_tokens: 60_000,
+      cache_write_tokens: 20_000,
+    };
+    expect(book.cost(tenth, 'anthropic', 'claude-sonnet-4-5')).toBeCloseTo(0.303, 6);
+    expect(
+      book.cost({ input_tokens: 1_000_000, output_tokens: 0 }, 'openai_compat', 'gpt-4.1'),
+    ).toBeCloseTo(2, 6);
+  });
+
+  it('says unknown (null), never 0, for a model without a price', async () => {
+    const book = await load_price_book();
+    expect(book.cost(USAGE, 'anthropic', 'claude-made-up')).toBeNull();
+    expect(book.cost(USAGE, 'ollama', 'llama3.2')).toBeNull();
+    expect(book.cost(USAGE, undefined, undefined)).toBeNull();
+    expect(format_cost(book.cost(USAGE, 'ollama', 'llama3.2'))).toBe('unknown');
+    expect(add_cost(1, null)).toBeNull();
+  });
+
+  it('takes the config prices over the catalog, by provider/model or model', async () => {
+    const book = await load_price_book({
+      'anthropic/claude-sonnet-4-5': { input: 1, output: 1 },
+      'llama3.2': { input: 0, output: 0 },
+    });
+    expect(
+      book.cost({ input_tokens: 1_000_000, output_tokens: 0 }, 'anthropic', 'claude-sonnet-4-5'),
+    ).toBe(1);
+    expect(book.cost(USAGE, 'ollama', 'llama3.2')).toBe(0);
+    expect(new PriceBook({}).cost(USAGE, 'anthropic', 'claude-sonnet-4-5')).toBeNull();
+  });
+
+  it('formats dollars next to tokens', () => {
+    expect(format_cost(0.001234)).toBe('$0.0012');
+    expect(format_cost(1.256)).toBe('$1.26');
+    expect(format_cost(undefined)).toBe('unknown');
+  });
+});

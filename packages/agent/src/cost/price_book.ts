@@ -1,0 +1,83 @@
+import type { Usage } from '@lich/core';
+import { cost_at, type ModelPrice } from './model_price.js';
+
+/** The catalog's provider id for each Lich provider kind it knows. */
+const CATALOG_PROVIDERS: Readonly<Record<string, string>> = {
+  anthropic: 'anthropic',
+  openai_compat: 'openai',
+  gemini: 'google',
+  bedrock: 'aws',
+};
+
+/** What a `PriceBook` asks the catalog: the dollars of one call, or null when it has no price. */
+export type CatalogPrice = (usage: Usage, provider_id: string, model: string) => number | null;
+
+/**
+ * Prices model calls: the config's `prices` first (keyed `<kind>/<model>` or `<model>`), then the
+ * maintained catalog (`@pydantic/genai-prices`) for the kinds it covers.
+ *
+ * Contract: `cost` never throws; it returns null, never 0, for a model neither knows (a local
+ * model, a new one): a cost is "unknown" rather than wrong.
+ */
+export class PriceBook {
+  readonly #overrides: Readonly<Record<string, ModelPrice>>;
+  readonly #catalog: CatalogPrice | undefined;
+
+  constructor(overrides: Readonly<Record<string, ModelPrice>>, catalog?: CatalogPrice) {
+    this.#overrides = overrides;
+    this.#catalog = catalog;
+  }
+
+  /** The dollars of one model call of `provider` (a Lich kind) and `model`, or null. */
+  cost(usage: Usage, provider: string | undefined, model: string | undefined): number | null {
+    if (model === undefined) return null;
+    const price =
+      (provider === undefined ? undefined : this.#overrides[`${provider}/${model}`]) ??
+      this.#overrides[model];
+    if (price !== undefined) return cost_at(usage, price);
+    const provider_id = provider === undefined ? undefined : CATALOG_PROVIDERS[provider];
+    if (provider_id === undefined || this.#catalog === undefined) return null;
+    try {
+      return this.#catalog(usage, provider_id, model);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether a model has a price (the override or the catalog). */
+  knows(provider: string | undefined, model: string | undefined): boolean {
+    return this.cost({ input_tokens: 1, output_tokens: 1 }, provider, model) !== null;
+  }
+}
+
+/**
+ * Loads the catalog (imported on first use, so start-up never pays for it) into a `PriceBook`
+ * with `overrides` on top. A catalog that cannot be loaded leaves the overrides alone.
+ */
+export async function load_price_book(
+  overrides: Readonly<Record<string, ModelPrice>> = {},
+): Promise<PriceBook> {
+  try {
+    const { calcPrice } = await import('@pydantic/genai-prices');
+    const catalog: CatalogPrice = (usage, provider_id, model) => {
+      const input = Math.max(
+        usage.input_tokens,
+        (usage.cache_read_tokens ?? 0) + (usage.cache_write_tokens ?? 0),
+      );
+      const result = calcPrice(
+        {
+          input_tokens: input,
+          output_tokens: usage.output_tokens,
+          cache_read_tokens: usage.cache_read_tokens ?? 0,
+          cache_write_tokens: usage.cache_write_tokens ?? 0,
+        },
+        model,
+        { providerId: provider_id },
+      );
+      return result === null ? null : result.total_price;
+    };
+    return new PriceBook(overrides, catalog);
+  } catch {
+    return new PriceBook(overrides);
+  }
+}
