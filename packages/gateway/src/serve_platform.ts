@@ -89,6 +89,7 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
     on_warning: (text) => log({ level: 'warn', message: text }),
     // the work dir is the bot's: no checkpoints unless the platform's section asks for them
     checkpoints: settings.bus.checkpoints === true,
+    ...(chosen.budget_ledger === undefined ? {} : { budget_ledger: chosen.budget_ledger }),
   });
   const host = create_session_host({
     agent,

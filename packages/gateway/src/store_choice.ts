@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { SessionHostOptions } from '@lich/agent';
+import type { BudgetLedger, SessionHostOptions } from '@lich/agent';
 import type { GatewayLogEntry } from './gateway_bus.js';
 import { GatewayConfigError } from './gateway_config.js';
 import { open_jsonl_store } from './jsonl_store.js';
@@ -24,6 +24,7 @@ interface StorePostgresModule {
     extra: { pool?: unknown },
   ): Promise<SessionStorage>;
   redact_url(url: string): string;
+  PgBudgetLedger: new (pool: never) => BudgetLedger;
 }
 
 /** The stores a gateway process runs on. */
@@ -33,6 +34,8 @@ export interface ChosenStore {
   session_storage: SessionStorage | undefined;
   /** For the log: where conversations live. */
   where: string;
+  /** Where budgets are kept when every node must share them: undefined for the process's memory. */
+  budget_ledger?: BudgetLedger;
 }
 
 function is_missing(error: unknown, name: string): boolean {
@@ -97,5 +100,7 @@ export async function open_gateway_store(input: {
     });
   }
   const session_storage = await loaded.open_postgres_session_storage({ url }, { pool: store.pool });
-  return { store, session_storage, where: loaded.redact_url(url) };
+  // every node reserves against the same sums: a sender's daily budget holds across nodes
+  const budget_ledger = new loaded.PgBudgetLedger(store.pool as never);
+  return { store, session_storage, where: loaded.redact_url(url), budget_ledger };
 }

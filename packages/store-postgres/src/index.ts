@@ -22,6 +22,12 @@ export {
 } from './migrate.js';
 export { NodeConnection } from './node_connection.js';
 export {
+  PgBudgetLedger,
+  type PgBudgetLimit,
+  type PgBudgetReservation,
+  type PgReserveResult,
+} from './pg_budget_ledger.js';
+export {
   open_postgres_gateway_store,
   PgConversationLock,
   PgConversationLog,

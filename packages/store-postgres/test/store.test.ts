@@ -85,7 +85,12 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
   describe('migrations', () => {
     it('run from empty, then again on a migrated database without a change', async () => {
       const first = await migrate({ url: database.url });
-      const all = ['001_gateway_and_sessions', '002_conversation_holder', '003_retention'];
+      const all = [
+        '001_gateway_and_sessions',
+        '002_conversation_holder',
+        '003_retention',
+        '004_budget_ledger',
+      ];
       expect(first.applied).toEqual(all);
       const again = await migrate({ url: database.url });
       expect(again).toEqual({ applied: [], current: all });
