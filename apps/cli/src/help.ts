@@ -5,6 +5,7 @@ export const COMMANDS = [
   'tui',
   'serve',
   'sessions',
+  'usage',
   'rewind',
   'checkpoints',
   'mcp',
@@ -68,6 +69,7 @@ Commands:
   serve [--stdio]             Lich as a backend: JSON-RPC over a loopback WebSocket or stdio
   sessions list|show|resume|search|export|repair
                               the recorded sessions of this folder
+  usage [--all] [--json]      tokens and dollars by day, model and session, with the cache hit ratio
   rewind [<prompt>]           put the files and the conversation back to before a prompt
   checkpoints [--prune]       what the checkpoints of this folder hold, and how big
   mcp list|add|enable|disable|remove
@@ -198,6 +200,19 @@ Options:
   -q, --quiet           no progress (resume)
   -v, --verbose         each model call's timing, and every retry (resume)
   -C, --work-dir <dir>  the folder whose sessions to use
+  --config <file>       use this config file instead of <work-dir>/.lich/config.json
+  -h, --help            show this help`;
+
+const USAGE = `Usage: lich usage [options]
+
+What the recorded sessions of this folder cost: tokens in (and the share read from the prompt
+cache), tokens out and dollars, in total, by day (UTC), by model and by session. A model without
+a known price shows "unknown" (add it to "prices" in the config).
+
+Options:
+  --all                 every session folder Lich has written to, not only this folder's
+  --json                the whole report as JSON
+  -C, --work-dir <dir>  the folder whose sessions to read
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   -h, --help            show this help`;
 
@@ -418,6 +433,7 @@ const TEXTS: Record<CommandName | 'main', string> = {
   tui: TUI,
   serve: SERVE,
   sessions: SESSIONS,
+  usage: USAGE,
   rewind: REWIND,
   checkpoints: CHECKPOINTS,
   mcp: MCP,

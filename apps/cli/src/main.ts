@@ -13,6 +13,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   tui: async () => (await import('./commands/tui.js')).command_tui,
   serve: async () => (await import('./commands/serve.js')).command_serve,
   sessions: async () => (await import('./commands/sessions.js')).command_sessions,
+  usage: async () => (await import('./commands/usage.js')).command_usage,
   rewind: async () => (await import('./commands/rewind.js')).command_rewind,
   checkpoints: async () => (await import('./commands/checkpoints.js')).command_checkpoints,
   mcp: async () => (await import('./commands/mcp.js')).command_mcp,

@@ -37,14 +37,17 @@ export async function make_agent(
   output: { quiet: boolean } = { quiet: false },
   trust_flag = false,
 ): Promise<Agent> {
-  const { Agent, missing_api_keys } = await import('@lich/agent');
+  const { Agent, missing_api_keys, session_dirs_file } = await import('@lich/agent');
   for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
   // asked (on a terminal, once per folder) before anything the folder ships may run
   const trusted = await resolve_folder_trust(context, config, trust_flag);
+  const registry = session_dirs_file(context.io.env);
   return new Agent({
     config,
     env: context.io.env,
     trusted,
+    // `lich usage --all` finds this folder's sessions through it
+    ...(registry === null ? {} : { session_registry: registry }),
     lich_version: version(),
     on_warning: (text) => context.warn(text),
     on_provider_event: (event) => {

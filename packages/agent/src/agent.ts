@@ -64,6 +64,7 @@ import { skill_grants } from './skills/skill_grants.js';
 import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
 import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
+import { remember_session_dir } from './usage/known_session_dirs.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -109,6 +110,7 @@ export class Agent {
   #closed = false;
   #prices: Promise<PriceBook> | undefined;
   #prices_now: PriceBook | undefined;
+  readonly #session_registry: string | undefined;
   /** Where every run's budget is reserved and settled. */
   readonly budget_ledger: BudgetLedger;
   readonly #checkpoints_on: boolean;
@@ -136,6 +138,7 @@ export class Agent {
     this.#lich_version = options.lich_version;
     this.trusted = options.trusted === true;
     this.budget_ledger = options.budget_ledger ?? new MemoryBudgetLedger();
+    this.#session_registry = options.session_registry;
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -416,6 +419,8 @@ export class Agent {
   async create_session(): Promise<SessionHandle | null> {
     try {
       const store = session_store_of(this.config);
+      const registry = this.#session_registry;
+      if (registry !== undefined) await remember_session_dir(registry, this.config.session_dir);
       return await store.create({
         work_dir: this.config.work_dir,
         model: this.config.providers[0]?.model ?? 'unknown',

@@ -33,6 +33,11 @@ export interface AgentOptions {
    */
   budget_ledger?: BudgetLedger;
   /**
+   * A file listing the session folders written to (`session_dirs_file`), for `lich usage --all`:
+   * each new session adds its folder. Absent: nothing is listed.
+   */
+  session_registry?: string;
+  /**
    * False: no checkpoints of the work dir, whatever `config.checkpoints` says (a gateway's work
    * dir is the bot's). Default: as the config says.
    */

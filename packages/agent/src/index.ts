@@ -156,3 +156,14 @@ export {
   type TrustAnswer,
   trust_file_path,
 } from './trust/trust_store.js';
+export {
+  known_session_dirs,
+  remember_session_dir,
+  session_dirs_file,
+} from './usage/known_session_dirs.js';
+export {
+  type SessionRecords,
+  type UsageReport,
+  type UsageRow,
+  usage_report,
+} from './usage/usage_report.js';
