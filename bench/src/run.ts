@@ -19,6 +19,7 @@ const ALL = [
   'terminal',
   'tui',
   'checkpoint',
+  'cost',
 ] as const;
 
 function format(value: number | undefined, digits = 3): string {
