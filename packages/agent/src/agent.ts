@@ -33,6 +33,7 @@ import type { BudgetLedger, BudgetLimit } from './cost/budget_ledger.js';
 import { MemoryBudgetLedger } from './cost/budget_ledger.js';
 import { add_cost } from './cost/model_price.js';
 import { load_price_book, type PriceBook } from './cost/price_book.js';
+import { spent_today } from './cost/spent_today.js';
 import { find_custom_commands } from './custom_commands/find_custom_commands.js';
 import { register_custom_commands } from './custom_commands/register_custom_commands.js';
 import { failure_hints } from './failure_hints.js';
@@ -111,6 +112,8 @@ export class Agent {
   #prices: Promise<PriceBook> | undefined;
   #prices_now: PriceBook | undefined;
   readonly #session_registry: string | undefined;
+  /** What today's sessions spent before this process, read once per day key. */
+  readonly #day_spent = new Map<string, Promise<number>>();
   /** Where every run's budget is reserved and settled. */
   readonly budget_ledger: BudgetLedger;
   readonly #checkpoints_on: boolean;
@@ -366,10 +369,10 @@ export class Agent {
   }
 
   /** The limits a run's calls are reserved against, from the config and the run's options. */
-  #budget_limits(
+  async #budget_limits(
     options: AgentRunOptions,
     handle: SessionHandle | null,
-  ): (BudgetLimit & { scope: string })[] {
+  ): Promise<(BudgetLimit & { scope: string })[]> {
     const budget = this.config.budget;
     const day = new Date().toISOString().slice(0, 10);
     const limits: (BudgetLimit & { scope: string })[] = [];
@@ -383,10 +386,17 @@ export class Agent {
       });
     }
     if (budget.day_usd !== undefined) {
+      const key = `day:${this.config.work_dir}:${day}`;
+      // a new process starts from what today's sessions of the work dir spent
+      this.#day_spent.set(
+        key,
+        this.#day_spent.get(key) ?? spent_today(this.config.session_dir, day),
+      );
       limits.push({
         scope: 'day',
-        key: `day:${this.config.work_dir}:${day}`,
+        key,
         limit_usd: budget.day_usd,
+        spent_before_usd: await this.#day_spent.get(key),
       });
     }
     const { sender, conversation } = options.budget_scopes ?? {};
@@ -519,7 +529,7 @@ export class Agent {
           ? chain_chat
           : (messages, tools, chat_options) =>
               chain_chat(messages, tools, { ...chat_options, cache_key });
-      const limits = this.#budget_limits(options, handle);
+      const limits = await this.#budget_limits(options, handle);
       const first = this.resolve_model(options.model)?.[0] ?? config.providers[0];
       const chat: ChatFn =
         limits.length === 0

@@ -184,4 +184,48 @@ describe('budgets', () => {
     expect(budget[0]?.message).toBe('80% of the session budget is spent ($8.00 of $10.00)');
     expect(await ledger.spent('s')).toBeCloseTo(9, 6);
   });
+
+  it("holds a work dir's daily budget across processes, from today's session files", async () => {
+    const config = make_config({
+      work_dir,
+      providers: PROVIDERS,
+      prices: PRICES,
+      budget: { day_usd: 3 },
+    });
+    const first_chat = fake_chat(
+      tool_turns(3).concat([
+        {
+          text: 'done',
+          usage: { input_tokens: 500, output_tokens: 100 },
+          provider: 'anthropic',
+          model: 'claude-x',
+        },
+      ]),
+    );
+    const first = new Agent({
+      config,
+      chat: first_chat,
+      env: {},
+      lich_version: '9.9.9',
+      on_warning: () => undefined,
+    });
+    const one = await first.run({ input: 'one' });
+    await first.close();
+    expect(one.cost_usd).toBeGreaterThan(0);
+    // a second process: a new agent and ledger, the same work dir
+    const second_chat = fake_chat(tool_turns(10));
+    const second = new Agent({
+      config,
+      chat: second_chat,
+      env: {},
+      lich_version: '9.9.9',
+      on_warning: () => undefined,
+    });
+    const two = await second.run({ input: 'two' });
+    await second.close();
+    expect(two.outcome.stopped_reason).toBe('budget');
+    // without what the first spent, the second would have made as many calls as the first
+    expect(second_chat.calls.length).toBeLessThan(first_chat.calls.length);
+    expect((one.cost_usd ?? 0) + (two.cost_usd ?? 0)).toBeLessThanOrEqual(3);
+  });
 });
