@@ -148,6 +148,30 @@ describe('GatewayBus: order and concurrency', () => {
     expect(adapter.typing_calls.length).toBe(count);
   });
 
+  it('tells the sender in one polite line when a budget stops the run, and logs which', async () => {
+    const host = new FakeSessionHost({
+      behaviour: () => {
+        // what @lich/core's BudgetStop carries
+        throw Object.assign(new Error('the sender budget of $0.50 would be crossed'), {
+          budget_stop: true,
+        });
+      },
+    });
+    const { bus, adapter, logs } = await make_bus({ host });
+    await bus.receive(make_message({ chat: 'b', text: 'one more question' }));
+    await adapter.until(() => adapter.settlements.length === 1);
+    expect(adapter.settlements[0]).toMatchObject({ stop_reason: 'budget' });
+    expect(adapter.texts('test:b')).toEqual([bus.texts.budget_reply]);
+    expect(bus.texts.budget_reply.split('\n')).toHaveLength(1);
+    // the owner reads which limit it was
+    expect(JSON.stringify(logs)).toContain('the sender budget of $0.50 would be crossed');
+    // the run was asked with the sender's and the conversation's budgets
+    expect(host.budget_scopes[0]).toEqual({
+      conversation: 'test:b',
+      sender: expect.stringMatching(/^test:/),
+    });
+  });
+
   it('sends the error notice when the model fails, and logs why', async () => {
     const host = new FakeSessionHost({
       behaviour: () => {

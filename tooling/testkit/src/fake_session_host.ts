@@ -21,7 +21,7 @@ import type {
   TurnStopReason,
   TurnTicket,
 } from '@lich/agent';
-import type { Message } from '@lich/core';
+import { is_budget_stop, type Message } from '@lich/core';
 
 /**
  * What the real host throws, as `SessionHostError.is_instance` recognises it (by name and code),
@@ -88,6 +88,8 @@ export class FakeSessionHost implements SessionHost {
   behaviour: FakeBehaviour;
   readonly live = new Map<string, Live>();
   readonly prompts: { session_id: string; input: string; kind: string }[] = [];
+  /** The `budget_scopes` of every prompt that named some, in order. */
+  readonly budget_scopes: { sender?: string; conversation?: string }[] = [];
   readonly closed: string[] = [];
   /** Most runs in flight at once, across sessions. */
   max_parallel = 0;
@@ -212,9 +214,13 @@ export class FakeSessionHost implements SessionHost {
   async prompt(
     session_id: string,
     input: string,
-    options: { client_request_id?: string } = {},
+    options: {
+      client_request_id?: string;
+      budget_scopes?: { sender?: string; conversation?: string };
+    } = {},
   ): Promise<TurnTicket> {
     if (this.#shut) throw new SessionHostError('shutting_down', 'shut down');
+    if (options.budget_scopes !== undefined) this.budget_scopes.push(options.budget_scopes);
     return this.#enqueue(this.#live(session_id), input, 'prompt', options.client_request_id);
   }
 
@@ -298,7 +304,8 @@ export class FakeSessionHost implements SessionHost {
       final = answer;
       if (answer !== null) added.push({ role: 'assistant', content: answer });
     } catch (caught) {
-      stop_reason = signal.aborted ? 'cancelled' : 'error';
+      // a behaviour that throws a BudgetStop ends the turn as a spending limit does
+      stop_reason = signal.aborted ? 'cancelled' : is_budget_stop(caught) ? 'budget' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
     }
     live.disk.history.push(...added);
@@ -319,6 +326,7 @@ export class FakeSessionHost implements SessionHost {
       final,
       turns_used: 1,
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
+      ...(stop_reason === 'budget' && error !== undefined ? { budget: error } : {}),
     });
   }
 
