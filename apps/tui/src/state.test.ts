@@ -664,3 +664,36 @@ describe('reduce: session picker', () => {
     expect(reduce(state, { type: 'picker_close' }).picker).toBeNull();
   });
 });
+
+describe('the status line shows dollars next to tokens', () => {
+  it('keeps the session cost usage.update carries, and the line shows it (or $? when unknown)', async () => {
+    const { status_line } = await import('./prompt_lines.js');
+    const { make_palette } = await import('./palette.js');
+    const e = events();
+    const read = { input_tokens: 1200, output_tokens: 40, cache_read_tokens: 1000 };
+    const state = run(opened(), [
+      e('usage.update', {
+        ...T,
+        usage: read,
+        usage_total: read,
+        cost_usd: 0.0123,
+        cost_total_usd: 0.0123,
+      }),
+    ]);
+    expect(state.status.cost_total_usd).toBe(0.0123);
+    const palette = make_palette({ color: false });
+    const line = status_line(
+      { session: info(), status: state.status, mode: 'local' },
+      palette,
+      120,
+    );
+    expect(line).toContain('↑1.2k ↓40 ⟳1.0k');
+    expect(line).toContain('$0.01 ·');
+    const unknown = run(state, [
+      e('usage.update', { ...T, usage, usage_total: usage, cost_usd: null, cost_total_usd: null }),
+    ]);
+    expect(
+      status_line({ session: info(), status: unknown.status, mode: 'local' }, palette, 120),
+    ).toContain('$?');
+  });
+});
