@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Message } from '@lich/core';
 import {
@@ -39,6 +40,11 @@ function unmarked(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value), (key, inner) =>
     key === 'cache_control' ? undefined : inner,
   );
+}
+
+/** The summary call of a compaction: offered no tools (Anthropic gets the used ones, uncallable). */
+function is_summary(body: Body): boolean {
+  return body.tools === undefined || (body as { tool_choice?: unknown }).tool_choice !== undefined;
 }
 
 async function two_runs(agent: Agent): Promise<void> {
@@ -133,5 +139,57 @@ describe('a session prompt prefix stays byte-stable from turn to turn', () => {
       );
     }
     for (const bill of server.bills.slice(1)) expect(bill.cache_read_tokens).toBeGreaterThan(1024);
+  });
+
+  it('compaction excepted: tools and system stay cached, the history is written again from the summary', async () => {
+    let calls = 0;
+    server = await start_anthropic_server({
+      prompt_cache: true,
+      respond: (request) => {
+        const body = request.body as Body;
+        // the summary call offers no tools (the ones the history used are declared, not callable)
+        if (is_summary(body)) return { text: 'Summary: big.txt was read several times.' };
+        calls += 1;
+        return calls < 8
+          ? { tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }
+          : { text: 'The word is lich.' };
+      },
+    });
+    // each read adds some 1,500 tokens: the history passes half the window after a few turns
+    await writeFile(join(work_dir, 'big.txt'), 'a line of the big file, read again\n'.repeat(170));
+    const agent = new Agent({
+      config: make_config({
+        work_dir,
+        providers: [{ kind: 'anthropic', model: 'claude-test', base_url: server.base_url }],
+        context_window: 8192,
+        compression: { enabled: true, threshold: 0.5, keep_recent: 2 },
+      }),
+      env: {},
+      lich_version: '9.9.9',
+      on_warning: () => undefined,
+    });
+    await agent.run({ input: `read notes.txt ${'and think hard about it, '.repeat(150)}` });
+    await agent.close();
+    const loop = server.requests
+      .map((request, index) => ({ body: request.body as Body, bill: server?.bills[index] }))
+      .filter((entry) => !is_summary(entry.body));
+    const summaries = server.requests.filter((request) => is_summary(request.body as Body));
+    expect(summaries.length).toBeGreaterThan(0);
+    let broke = 0;
+    for (let index = 1; index < loop.length; index++) {
+      const before = loop[index - 1]?.body as Body;
+      const after = loop[index]?.body as Body;
+      // tools and system never change, compaction or not: their cache holds
+      expect(JSON.stringify(after.tools)).toBe(JSON.stringify(before.tools));
+      expect(JSON.stringify(after.system)).toBe(JSON.stringify(before.system));
+      expect(loop[index]?.bill?.cache_read_tokens).toBeGreaterThan(0);
+      const extends_before =
+        JSON.stringify(unmarked(after.messages.slice(0, before.messages.length))) ===
+        JSON.stringify(unmarked(before.messages));
+      if (!extends_before) broke += 1;
+    }
+    // the message prefix breaks only where a compaction replaced the middle of the history
+    expect(broke).toBeGreaterThan(0);
+    expect(broke).toBeLessThanOrEqual(summaries.length);
   });
 });
