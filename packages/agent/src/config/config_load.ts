@@ -1,28 +1,17 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { nearest_word } from '@lich/tools';
 import type { z } from 'zod';
 import { checkpoint_settings } from '../checkpoints/checkpoints_schema.js';
-import type { HookSet, HooksSettings } from '../hooks/hooks_schema.js';
-import { merge_permissions } from '../permissions/permissions_schema.js';
+import type { HookSet } from '../hooks/hooks_schema.js';
 import { ConfigError } from './config_error.js';
-import { project_config_path, read_config_file, user_config_path } from './config_file.js';
 import {
-  type AgentConfig,
-  CONFIG_KEYS,
-  CONFIG_SCHEMA,
-  type ConfigFile,
-  DEFAULT_MODELS,
-  default_key_env,
-  PROVIDER_ENTRY_SCHEMA,
-  type ProviderEntry,
-} from './config_schema.js';
-import {
-  detect_env_providers,
-  KIND_ALIAS_NAMES,
-  normalize_kind,
-  ollama_base_url,
-} from './env_providers.js';
+  apply_env_layer,
+  apply_file_layers,
+  apply_flag_layer,
+  type Layers,
+} from './config_layers.js';
+import { type AgentConfig, CONFIG_KEYS, CONFIG_SCHEMA, type ConfigFile } from './config_schema.js';
+import { apply_provider_layer } from './provider_layer.js';
 
 /** Settings given as command-line flags: the last and strongest source. */
 export interface ConfigFlags {
@@ -103,163 +92,7 @@ export function deep_freeze<T>(value: T): T {
   return value;
 }
 
-interface ProviderOverride {
-  kind?: string;
-  model?: string;
-  base_url?: string;
-}
-
 /** The kinds `--model kind/model` may name (with their aliases, see `normalize_kind`). */
-const MODEL_PREFIX_KINDS = new Set(['openai_compat', 'anthropic', 'ollama', 'gemini', 'bedrock']);
-
-/**
- * `--model anthropic/claude-sonnet-4-5` as a kind and a model, when no kind and no base URL are
- * given beside it: with a base URL (OpenRouter's `anthropic/claude-…`) or a kind
- * (`--provider ollama --model library/qwen`) the whole text is the model's name.
- */
-export function split_model_kind(override: ProviderOverride): ProviderOverride {
-  if (override.kind || override.base_url || !override.model) return override;
-  const slash = override.model.indexOf('/');
-  if (slash <= 0 || slash === override.model.length - 1) return override;
-  const kind = normalize_kind(override.model.slice(0, slash));
-  if (!MODEL_PREFIX_KINDS.has(kind)) return override;
-  return { kind, model: override.model.slice(slash + 1) };
-}
-
-/**
- * The flags laid over the environment's `LICH_*` values, field by field, with the name each used
- * value came from. A flag that names another kind than `LICH_PROVIDER` drops the model and base
- * URL that came with that variable: they were meant for the other kind.
- */
-function combine_overrides(
-  env: ProviderOverride,
-  flags: ProviderOverride,
-  names: { env: ProviderOverride; flags: ProviderOverride },
-): { override: ProviderOverride; used: string[] } {
-  const env_kind = env.kind ? normalize_kind(env.kind) : undefined;
-  const flag_kind = flags.kind ? normalize_kind(flags.kind) : undefined;
-  const other_kind = flag_kind !== undefined && env_kind !== undefined && flag_kind !== env_kind;
-  const override: ProviderOverride = {};
-  const used = new Set<string>();
-  for (const field of ['kind', 'model', 'base_url'] as const) {
-    const from_flag = flags[field];
-    const from_env = field === 'kind' || !other_kind ? env[field] : undefined;
-    if (from_flag) {
-      override[field] = field === 'kind' ? (flag_kind as string) : from_flag;
-      used.add(names.flags[field] as string);
-    } else if (from_env) {
-      override[field] = field === 'kind' ? (env_kind as string) : from_env;
-      used.add(names.env[field] as string);
-    }
-  }
-  return { override, used: [...used] };
-}
-
-/**
- * The base URL the environment gives a kind chosen with `--provider`/`LICH_PROVIDER`
- * (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`), so a key goes where the user
- * pointed it and not to the vendor's public host.
- */
-function env_base_url(
-  kind: string,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (kind === 'openai_compat') return env.OPENAI_BASE_URL || undefined;
-  if (kind === 'anthropic') return env.ANTHROPIC_BASE_URL || undefined;
-  if (kind === 'ollama') return env.OLLAMA_HOST ? ollama_base_url(env.OLLAMA_HOST) : undefined;
-  if (kind === 'gemini') return env.GEMINI_BASE_URL || undefined;
-  if (kind === 'bedrock') return env.BEDROCK_BASE_URL || undefined;
-  return undefined;
-}
-
-/**
- * Applies `--provider/--model/--base-url` (over `LICH_PROVIDER/LICH_MODEL/LICH_BASE_URL`): a kind
- * makes the chain that one provider (keeping the configured entry of that kind, if any, else
- * taking the kind's base URL from the environment); a model or base URL alone changes the first
- * provider; a base URL with no provider at all makes an OpenAI-compatible one.
- */
-function override_chain(
-  chain: ProviderEntry[],
-  override: ProviderOverride,
-  env: Readonly<Record<string, string | undefined>>,
-): ProviderEntry[] {
-  if (override.kind) {
-    const kind = override.kind;
-    const existing = chain.find((entry) => entry.kind === kind);
-    const entry: ProviderEntry = existing
-      ? { ...existing }
-      : { kind, model: override.model ?? DEFAULT_MODELS[kind] ?? '' };
-    if (!existing) {
-      const key_env = default_key_env(kind, env);
-      if (key_env) entry.api_key_env = key_env;
-      const base_url = env_base_url(kind, env);
-      if (base_url) entry.base_url = base_url;
-    }
-    if (override.model) entry.model = override.model;
-    if (override.base_url) entry.base_url = override.base_url;
-    return [entry];
-  }
-  const [first, ...rest] = chain;
-  if (!first) {
-    if (!override.base_url) return chain;
-    return [
-      {
-        kind: 'openai_compat',
-        model: override.model ?? (DEFAULT_MODELS.openai_compat as string),
-        base_url: override.base_url,
-      },
-    ];
-  }
-  if (!override.model && !override.base_url) return chain;
-  const changed = { ...first };
-  if (override.model) changed.model = override.model;
-  if (override.base_url) changed.base_url = override.base_url;
-  return [changed, ...rest];
-}
-
-function merge_layer(
-  merged: Record<string, unknown>,
-  sources: Record<string, ConfigSource>,
-  layer: Record<string, unknown>,
-  source: ConfigSource,
-): void {
-  for (const key of CONFIG_KEYS) {
-    const value = layer[key];
-    if (value === undefined) continue;
-    const previous = merged[key];
-    // mcp_servers merge by server name, compression and checkpoints by field, so a project file
-    // can add a server or change one setting without repeating the user file.
-    if (key === 'permissions') {
-      // rules add up across layers; a later mode wins
-      merged[key] = merge_permissions(previous, value);
-    } else if (
-      (key === 'mcp_servers' ||
-        key === 'compression' ||
-        key === 'checkpoints' ||
-        key === 'skills' ||
-        key === 'prices' ||
-        key === 'budget') &&
-      typeof previous === 'object' &&
-      previous !== null &&
-      typeof value === 'object'
-    ) {
-      merged[key] = { ...(previous as object), ...(value as object) };
-    } else {
-      merged[key] = value;
-    }
-    sources[key] = source;
-  }
-}
-
-function env_number(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-): number | string | undefined {
-  const text = env[name]?.trim();
-  if (!text) return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : text;
-}
 
 /**
  * Loads the effective config. Sources, later ones winning: built-in defaults,
@@ -292,189 +125,16 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
       ? { layer: 'flag', detail: 'flag --work-dir' }
       : { layer: 'default', detail: 'current folder' });
 
-  const files: string[] = [];
-  const hook_sets: HookSet[] = [];
-  const layers: [string, ConfigSource['layer'], boolean][] = [
-    [user_config_path(env), 'user', false],
-    options.config_path
-      ? [resolve(options.config_path), 'project', true]
-      : [project_config_path(work_dir), 'project', false],
-  ];
-  for (const [path, layer, required] of layers) {
-    const read = await read_config_file(path, { required, signal: options.signal });
-    if (!read.ok) return fail(read.error);
-    warnings.push(...read.warnings);
-    if (read.value === undefined) continue;
-    files.push(path);
-    if (read.value.hooks !== undefined) {
-      hook_sets.push({
-        origin: layer === 'user' ? 'user' : 'project',
-        source: path,
-        settings: read.value.hooks as HooksSettings,
-      });
-    }
-    merge_layer(merged, sources, read.value, { layer, detail: path });
-  }
-
-  const env_layer: Record<string, unknown> = {};
-  const env_names: Record<string, string> = {
-    max_turns: 'LICH_MAX_TURNS',
-    context_window: 'LICH_CONTEXT_WINDOW',
-  };
-  for (const [key, name] of Object.entries(env_names)) {
-    const value = env_number(env, name);
-    if (value !== undefined) env_layer[key] = value;
-  }
-  if (env.LICH_SESSION_DIR) env_layer.session_dir = env.LICH_SESSION_DIR;
-  for (const [key, value] of Object.entries(env_layer)) {
-    const name = env_names[key] ?? 'LICH_SESSION_DIR';
-    const checked = CONFIG_SCHEMA.shape[key as keyof typeof CONFIG_SCHEMA.shape].safeParse(value);
-    if (!checked.success) {
-      return fail(ConfigError.from_issues(`env ${name}`, checked.error.issues));
-    }
-    merge_layer(merged, sources, { [key]: value }, { layer: 'env', detail: `env ${name}` });
-  }
-
+  const layers: Layers = { merged, sources, warnings };
+  const read = await apply_file_layers(layers, env, work_dir, options);
+  if (read instanceof ConfigError) return fail(read);
+  const { files, hook_sets } = read;
   const flags = options.flags ?? {};
-  const flag_layer: Record<string, unknown> = {};
-  if (flags.max_turns !== undefined) flag_layer.max_turns = flags.max_turns;
-  if (flags.session_dir !== undefined) flag_layer.session_dir = flags.session_dir;
-  if (flags.max_budget_usd !== undefined) {
-    flag_layer.budget = {
-      ...((merged.budget as object | undefined) ?? {}),
-      session_usd: flags.max_budget_usd,
-    };
-  }
-  if (flags.system_prompt !== undefined) flag_layer.system_prompt = flags.system_prompt;
-  if (flags.tools_enabled !== undefined) flag_layer.tools_enabled = [...flags.tools_enabled];
-  if (flags.tools_disabled !== undefined) {
-    const before = (merged.tools_disabled as string[] | undefined) ?? [];
-    flag_layer.tools_disabled = [...before, ...flags.tools_disabled];
-  }
-  if (flags.append_system_prompt !== undefined) {
-    // kept apart: it goes after AGENTS.md, at the very end of what the model reads
-    flag_layer.append_system_prompt = flags.append_system_prompt;
-  }
-  const flag_names: Record<string, string> = {
-    max_turns: '--max-turns',
-    budget: '--max-budget-usd',
-    session_dir: '--session-dir',
-    system_prompt: '--system-prompt',
-    append_system_prompt: '--append-system-prompt',
-    tools_enabled: '--allowed-tools',
-    tools_disabled: '--disallowed-tools',
-  };
-  for (const [key, value] of Object.entries(flag_layer)) {
-    const flag = flag_names[key] as string;
-    const checked = CONFIG_SCHEMA.shape[key as keyof typeof CONFIG_SCHEMA.shape].safeParse(value);
-    if (!checked.success)
-      return fail(ConfigError.from_issues(`flag ${flag}`, checked.error.issues));
-    merge_layer(merged, sources, { [key]: value }, { layer: 'flag', detail: `flag ${flag}` });
-  }
-
-  // The spellings people write (`openai`, `claude`) name the registered kinds.
-  let chain = ((merged.providers as ProviderEntry[] | undefined) ?? []).map((entry) => ({
-    ...entry,
-    kind: normalize_kind(entry.kind),
-  }));
-  const env_given = {
-    kind: env.LICH_PROVIDER || undefined,
-    model: env.LICH_MODEL || undefined,
-    base_url: env.LICH_BASE_URL || undefined,
-  };
-  const flag_given = { kind: flags.provider, model: flags.model, base_url: flags.base_url };
-  const env_override = split_model_kind(env_given);
-  const flag_override = split_model_kind(flag_given);
-  const { override, used } = combine_overrides(env_override, flag_override, {
-    env: {
-      kind: env_given.kind ? 'LICH_PROVIDER' : 'LICH_MODEL',
-      model: 'LICH_MODEL',
-      base_url: 'LICH_BASE_URL',
-    },
-    flags: {
-      kind: flag_given.kind ? '--provider' : '--model',
-      model: '--model',
-      base_url: '--base-url',
-    },
-  });
-  if (chain.length === 0 && !override.kind && !override.base_url) {
-    if (options.detect_providers ?? true) {
-      const found = await detect_env_providers(env, {
-        probe: options.probe_ollama ?? true,
-        probe_timeout_ms: options.probe_timeout_ms,
-        signal: options.signal,
-      });
-      if (found.providers.length > 0) {
-        chain = found.providers;
-        sources.providers = { layer: 'env', detail: found.source };
-      }
-    }
-  }
-  const before = chain;
-  chain = override_chain(chain, override, env);
-  if (chain !== before) {
-    const flag_used = used.filter((name) => name.startsWith('--'));
-    // the source of each field, after what the environment's detection gave (C37)
-    const field_of: Record<string, string> = {
-      LICH_PROVIDER: 'kind',
-      '--provider': 'kind',
-      LICH_MODEL: 'model',
-      '--model': 'model',
-      LICH_BASE_URL: 'base_url',
-      '--base-url': 'base_url',
-    };
-    // what the entry kept from before (a kind given anew replaces the entry)
-    const earlier =
-      sources.providers === undefined || override.kind ? [] : [sources.providers.detail];
-    const detail = [
-      ...earlier,
-      ...used.map(
-        (name) => `${field_of[name] ?? name}: ${name.startsWith('--') ? 'flag' : 'env'} ${name}`,
-      ),
-    ].join(', ');
-    sources.providers = { layer: flag_used.length > 0 ? 'flag' : 'env', detail };
-    for (const [index, entry] of chain.entries()) {
-      const checked = PROVIDER_ENTRY_SCHEMA.safeParse(entry);
-      if (!checked.success) {
-        const issues = checked.error.issues.map((issue) => ({
-          ...issue,
-          path: ['providers', index, ...issue.path],
-        }));
-        const error = ConfigError.from_issues(detail, issues);
-        if (entry.model !== '') return fail(error);
-        // an unknown kind first: "no default model" would send the user after the wrong fix
-        const known = options.known_kinds;
-        if (known !== undefined && !known.includes(entry.kind)) {
-          const near = nearest_word(entry.kind, [...known, ...KIND_ALIAS_NAMES]);
-          return fail(
-            new ConfigError(
-              `${detail}: providers.${index}.kind: unknown provider kind '${entry.kind}' (known: ${known.join(', ')})${near ? `; did you mean '${near}'?` : ''}`,
-              { source: detail, key_path: `providers.${index}.kind` },
-            ),
-          );
-        }
-        const hint = `${detail}: kind '${entry.kind}' has no default model; set LICH_MODEL or --model`;
-        return fail(new ConfigError(hint, { source: detail, key_path: error.key_path }));
-      }
-    }
-  }
-  merged.providers = chain;
-  if (options.known_kinds !== undefined) {
-    const known = options.known_kinds;
-    const unknown = chain.findIndex((entry) => !known.includes(entry.kind));
-    if (unknown !== -1) {
-      const kind = (chain[unknown] as ProviderEntry).kind;
-      const source = sources.providers?.detail ?? 'config';
-      const near = nearest_word(kind, [...known, ...KIND_ALIAS_NAMES]);
-      const key_path = `providers.${unknown}.kind`;
-      return fail(
-        new ConfigError(
-          `${source}: ${key_path}: unknown provider kind '${kind}' (known: ${known.join(', ')})${near ? `; did you mean '${near}'?` : ''}`,
-          { source, key_path },
-        ),
-      );
-    }
-  }
+  const failed =
+    apply_env_layer(layers, env) ??
+    apply_flag_layer(layers, flags) ??
+    (await apply_provider_layer(layers, env, flags, options));
+  if (failed !== undefined) return fail(failed);
 
   const parsed = CONFIG_SCHEMA.safeParse(merged);
   if (!parsed.success) return fail(ConfigError.from_issues('config', parsed.error.issues));
@@ -489,6 +149,14 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
     files,
   };
 }
+
+/** What the layers of `load_config` build together: the merged values and where each came from. */
+
+/** The user's file, then the project's (or `--config`): read, checked, merged. */
+
+/** `LICH_MAX_TURNS`, `LICH_CONTEXT_WINDOW`, `LICH_SESSION_DIR`. */
+
+/** The flags that set config keys (`--max-turns`, `--system-prompt`, `--allowed-tools`…). */
 
 function finish_config(
   work_dir: string,
