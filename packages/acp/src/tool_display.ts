@@ -21,6 +21,7 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   terminal: 'execute',
   run_tests: 'execute',
   git_commit: 'execute',
+  web_fetch: 'fetch',
 };
 
 /** Tools whose calls carry a plan (a plugin's or an MCP server's); see `plan_entries`. */
@@ -115,6 +116,10 @@ export function describe_tool_call(name: string, args: unknown, work_dir: string
     case 'run_tests': {
       const command = text_of(fields.command);
       display.title = command === undefined ? 'Run the tests' : `Run tests: ${one_line(command)}`;
+      break;
+    }
+    case 'web_fetch': {
+      display.title = `Fetch ${one_line(text_of(fields.url) ?? 'a URL')}`;
       break;
     }
     case 'git_commit': {

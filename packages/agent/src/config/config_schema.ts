@@ -166,7 +166,7 @@ export const SANDBOX_SCHEMA = z
       .union([z.boolean(), z.array(z.string().min(1))])
       .default(false)
       .describe(
-        'false: no network for commands; true: the network; a list (host, *.domain, host:port): only these hosts, through a proxy in HTTPS_PROXY.',
+        'false: no network for commands; true: the network; a list (host, *.domain, host:port): only these hosts, through a proxy in HTTPS_PROXY. web_fetch reaches a listed host even at a private address, and its listed port.',
       ),
     writable: z
       .array(z.string().min(1))

@@ -79,6 +79,31 @@ describe('PermissionPolicy', () => {
     expect(policy.rule_for('git_commit', { message: 'x' })).toBe('git_commit');
   });
 
+  it('asks before web_fetch, and web_fetch(domain:…) rules allow a domain', () => {
+    const policy = new PermissionPolicy(
+      { allow: ['web_fetch(domain:docs.python.org)', 'web_fetch(domain:*.nodejs.org)'] },
+      WORK,
+    );
+    const fetch = (url: string) => policy.decide('web_fetch', { url }, 'auto_edit').decision;
+    expect(
+      new PermissionPolicy(undefined, WORK).decide('web_fetch', { url: 'https://a.b/' }, 'default')
+        .decision,
+    ).toBe('ask');
+    expect(fetch('https://docs.python.org/3/library/')).toBe('allow');
+    expect(fetch('https://DOCS.python.org./3/')).toBe('allow');
+    expect(fetch('https://docs.python.org.evil.example/')).toBe('ask');
+    expect(fetch('https://evil.example/?docs.python.org')).toBe('ask');
+    expect(fetch('https://api.nodejs.org/x')).toBe('allow');
+    expect(fetch('https://nodejs.org/x')).toBe('ask');
+    expect(fetch('not a url')).toBe('ask');
+    expect(policy.rule_for('web_fetch', { url: 'https://pypi.org/simple/x' })).toBe(
+      'web_fetch(domain:pypi.org)',
+    );
+    expect(policy.title('web_fetch', { url: 'https://pypi.org/a' })).toBe(
+      'web_fetch: domain:pypi.org',
+    );
+  });
+
   it('refuses a bad rule when built', () => {
     expect(() => new PermissionPolicy({ allow: ['terminal(oops'] }, WORK)).toThrow(
       /not a permission rule/,
