@@ -154,6 +154,51 @@ describe('lich acp on the real host, in process', () => {
     expect(updates.map((update) => update.sessionUpdate)).toContain('available_commands_update');
   });
 
+  it('todo_write sends the task list as ACP plan updates; a refused list sends none', async () => {
+    const todos = [
+      { content: 'read the notes', status: 'completed' },
+      { content: 'answer', status: 'in_progress' },
+    ];
+    model = await start_openai_server({
+      script: [
+        { tool_calls: [{ id: 'call_todo', name: 'todo_write', arguments: { todos } }] },
+        {
+          tool_calls: [
+            {
+              id: 'call_bad',
+              name: 'todo_write',
+              arguments: {
+                todos: [
+                  { content: 'a', status: 'in_progress' },
+                  { content: 'b', status: 'in_progress' },
+                ],
+              },
+            },
+          ],
+        },
+        { text: 'Planned.' },
+      ],
+    });
+    const client = connect();
+    await client.initialize({});
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'Plan it.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const plans = client.updates_of(session_id).filter((update) => update.sessionUpdate === 'plan');
+    expect(plans).toEqual([
+      {
+        sessionUpdate: 'plan',
+        entries: [
+          { content: 'read the notes', status: 'completed', priority: 'medium' },
+          { content: 'answer', status: 'in_progress', priority: 'medium' },
+        ],
+      },
+    ]);
+  });
+
   it('/rewind lists the prompts and rewinds the files an edit changed', async () => {
     model = await start_openai_server({
       script: [

@@ -66,6 +66,8 @@ import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
 import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
 import { remember_session_dir } from './usage/known_session_dirs.js';
+import { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+import { carry_todos } from './toolbox/todo_list.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
@@ -121,7 +123,7 @@ export class Agent {
   #writes: ((tool: string) => boolean) | undefined;
   #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
-  readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  readonly #known_tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES]);
   /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
   readonly trusted: boolean;
   /** The command hooks of the config and its imports (`hooks`), run on the agent's events. */
@@ -152,13 +154,13 @@ export class Agent {
     });
     // builtins in BUILTIN_TOOLS order; an extra tool of a builtin's name takes its place
     const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
-    for (const builtin of BUILTIN_TOOLS) {
+    for (const builtin of [...BUILTIN_TOOLS, ...AGENT_TOOLS]) {
       this.registry.register(extra.get(builtin.name) ?? builtin);
     }
     for (const tool of options.tools ?? []) {
       this.#known_tools.add(tool.name);
       // a second extra tool of the same name still throws, as before
-      if (!BUILTIN_TOOL_NAMES.includes(tool.name)) this.registry.register(tool);
+      if (!this.#known_tools_builtin(tool.name)) this.registry.register(tool);
     }
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
@@ -207,6 +209,10 @@ export class Agent {
     const { config } = this;
     this.#skills ??= find_skills_for(config, this.#env);
     return this.#skills;
+  }
+
+  #known_tools_builtin(name: string): boolean {
+    return BUILTIN_TOOL_NAMES.includes(name) || AGENT_TOOL_NAMES.includes(name);
   }
 
   /**
@@ -566,7 +572,8 @@ export class Agent {
         system_prompt: prepared.system_prompt,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         context_window: config.context_window,
-        compression: { ...config.compression },
+        // the task list outlives a compression: the summary carries it
+        compression: { ...config.compression, carry: carry_todos },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
         ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       };
@@ -621,6 +628,7 @@ export class Agent {
     }
     return compress_messages(history, this.#chats.chat_for(options.model), {
       keep_recent: this.config.compression.keep_recent,
+      carry: carry_todos,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
   }

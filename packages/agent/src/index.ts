@@ -167,3 +167,14 @@ export {
   type UsageRow,
   usage_report,
 } from './usage/usage_report.js';
+export { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+export {
+  carry_todos,
+  read_todos,
+  render_todos,
+  TODO_STATUSES,
+  type TodoItem,
+  type TodoStatus,
+  todos_from_history,
+} from './toolbox/todo_list.js';
+export { todo_write_tool } from './toolbox/todo_write.js';

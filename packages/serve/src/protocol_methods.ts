@@ -227,6 +227,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'compaction',
   'checkpoint.created',
   'session.rewound',
+  'todo.updated',
   'error',
 ];
 

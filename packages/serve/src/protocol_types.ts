@@ -241,6 +241,10 @@ export interface EventPayloads {
     prompt: number;
   };
   'session.rewound': WireRewindOutcome;
+  /** The model wrote the session's task list (`todo_write`): the whole list, in order. */
+  'todo.updated': TurnScoped & {
+    items: { content: string; status: 'pending' | 'in_progress' | 'completed' }[];
+  };
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
 

@@ -114,6 +114,27 @@ describe('lich serve over the real host, on WebSocket', () => {
     expect(listed.sessions.map((info) => info.session_id)).toContain(session.session_id);
   });
 
+  it('sends todo.updated after a todo_write call goes through', async () => {
+    const todos = [
+      { content: 'read the notes', status: 'in_progress' },
+      { content: 'answer', status: 'pending' },
+    ];
+    real.model.enqueue(
+      { tool_calls: [{ name: 'todo_write', arguments: { todos } }] },
+      { text: 'Planned.' },
+    );
+    const client = await connect();
+    const session = await client.request('session.new', { title: 'todo' });
+    const done = completed(client, session.session_id);
+    await client.subscribe(session.session_id, { after_seq: 0 });
+    await client.prompt(session.session_id, 'plan it');
+    const events = await done;
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('todo.updated')).toBe(types.indexOf('tool.end') + 1);
+    const updated = events.find((event) => event.type === 'todo.updated');
+    expect(updated?.payload).toMatchObject({ items: todos });
+  });
+
   it('gives two clients on one session every event, the same and in order', async () => {
     real.model.enqueue({ text: 'one two three four five six', chunk_chars: 2, chunk_delay_ms: 2 });
     const first = await connect();

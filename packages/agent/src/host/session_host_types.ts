@@ -7,6 +7,7 @@
  */
 import type { AssistantMessage, Message, ToolPreview, Usage } from '@lich/core';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
+import type { TodoItem } from '../toolbox/todo_list.js';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
 export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
@@ -181,6 +182,8 @@ export interface HostEventPayloads {
   };
   /** The session was rewound (or a rewind redone): a client refetches `history`. */
   'session.rewound': RewindOutcome;
+  /** The model wrote the session's task list (`todo_write`): the whole list, in order. */
+  'todo.updated': TurnScoped & { items: TodoItem[] };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
@@ -207,6 +210,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'compaction',
   'checkpoint.created',
   'session.rewound',
+  'todo.updated',
   'error',
 ];
 

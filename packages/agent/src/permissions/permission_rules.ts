@@ -14,6 +14,8 @@ export const READ_TOOLS: ReadonlySet<string> = new Set([
   'glob',
   'grep',
   'skill',
+  // changes nothing but the session's own task list
+  'todo_write',
 ]);
 /** Tools that change files: allowed from `auto_edit` on. */
 export const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
