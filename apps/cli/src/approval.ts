@@ -13,7 +13,7 @@ export interface CliApproval {
   approver?: Approver;
 }
 
-const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /**
  * The approval mode and approver of a command, from `--yolo`, `--approval-mode` and the config:

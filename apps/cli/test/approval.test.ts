@@ -329,6 +329,8 @@ describe('approval off a terminal', () => {
       env: openai_env(sandbox, server.base_url),
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--approval-mode must be one of default, auto_edit, yolo');
+    expect(result.stderr).toContain(
+      '--approval-mode must be one of default, auto_edit, plan, yolo',
+    );
   });
 });

@@ -271,6 +271,7 @@ describe('reduce: every host event type', () => {
       'checkpoint.created': { ...T, checkpoint_id: 'c1', kind: 'before_prompt', prompt: 1 },
       'session.rewound': { status: 'rewound', redo: false, summary: 'Rewound.' },
       'todo.updated': { ...T, items: [{ content: 'read the code', status: 'in_progress' }] },
+      'plan.proposed': { ...T, request_id: 'r2', tool_call_id: 'c2', plan: '1. read' },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
     };

@@ -357,6 +357,9 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       // a prompt whose files can be rewound from now on; the end-of-turn one says nothing new
       if (event.payload.kind !== 'before_prompt') return state;
       return push(state, { kind: 'checkpoint', prompt: event.payload.prompt });
+    case 'plan.proposed':
+      // shown by its permission question (the plan is the preview)
+      return state;
     case 'todo.updated':
       return { ...state, todos: event.payload.items };
     case 'session.rewound':

@@ -199,6 +199,72 @@ describe('lich acp on the real host, in process', () => {
     ]);
   });
 
+  it('plan mode (an ACP session mode): a write is refused until the plan is approved', async () => {
+    const write = {
+      id: 'call_write',
+      name: 'write_file',
+      arguments: { path: 'notes.txt', content: 'after the plan' },
+    };
+    model = await start_openai_server({
+      script: [
+        { tool_calls: [write] },
+        {
+          tool_calls: [
+            {
+              id: 'call_plan',
+              name: 'exit_plan_mode',
+              arguments: { plan: '1. rewrite notes.txt' },
+            },
+          ],
+        },
+        { tool_calls: [{ ...write, id: 'call_write_2' }] },
+        { text: 'Done.' },
+      ],
+    });
+    const notes_at_plan: string[] = [];
+    const client = connect({
+      permission: async (request) => {
+        if (request.toolCall.toolCallId === 'call_plan') {
+          notes_at_plan.push(await readFile(join(temp.path, 'notes.txt'), 'utf8'));
+          // approve and let edits run
+          return { outcome: { outcome: 'selected', optionId: 'allow_always' } };
+        }
+        return { outcome: { outcome: 'cancelled' } };
+      },
+    });
+    const init = await client.initialize({});
+    expect(init).toBeDefined();
+    const created = await client.agent.request('session/new', { cwd: temp.path, mcpServers: [] });
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toContain('plan');
+    const session_id = created.sessionId;
+    await client.agent.request('session/set_mode', { sessionId: session_id, modeId: 'plan' });
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'Rewrite the notes.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(notes_at_plan).toEqual(['the owl flies at midnight\n']);
+    const updates = client.updates_of(session_id);
+    const refused = updates.find(
+      (update) =>
+        update.sessionUpdate === 'tool_call_update' &&
+        update.toolCallId === 'call_write' &&
+        update.status === 'failed',
+    );
+    expect(JSON.stringify(refused)).toContain('plan mode');
+    expect(
+      updates.some(
+        (update) =>
+          update.sessionUpdate === 'current_mode_update' && update.currentModeId === 'auto_edit',
+      ),
+    ).toBe(true);
+    expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe('after the plan');
+    // only the plan was asked: the approved mode let the edit run
+    expect(client.permission_requests.map((request) => request.toolCall.toolCallId)).toEqual([
+      'call_plan',
+    ]);
+  });
+
   it('/rewind lists the prompts and rewinds the files an edit changed', async () => {
     model = await start_openai_server({
       script: [

@@ -43,6 +43,7 @@ import { resolve_hook_sets } from './hooks/hook_sources.js';
 import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
+import type { ApprovalMode } from './host/session_host_types.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
@@ -67,6 +68,7 @@ import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
 import { remember_session_dir } from './usage/known_session_dirs.js';
 import { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+import { APPROVAL_MODE_FIELD } from './toolbox/exit_plan_mode.js';
 import { carry_todos } from './toolbox/todo_list.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -503,6 +505,8 @@ export class Agent {
         ),
       );
     });
+    // the run's approval mode: an approved plan (exit_plan_mode) moves it on
+    const approval = { mode: options.approval_mode ?? this.config.permissions.mode ?? 'yolo' };
     try {
       const prompt = await run_prompt_hooks(this.hooks, {
         input: options.input,
@@ -556,9 +560,10 @@ export class Agent {
         definitions: this.registry.definitions(),
         emitter: run_emitter,
         tool_context: {
-          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
+          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn, approval),
           [SKILL_GRANTS_FIELD]: skill_grants(remembered, this.trusted, warn),
           [HOOK_SESSION_FIELD]: hook_session,
+          [APPROVAL_MODE_FIELD]: () => approval.mode,
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -649,9 +654,9 @@ export class Agent {
     handle: SessionHandle | null,
     remembered: RememberedAnswers,
     warn: (text: string) => void,
+    state: { mode: ApprovalMode },
   ): unknown {
     if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
-    const mode = options.approval_mode ?? this.config.permissions.mode ?? 'yolo';
     const given = options.approver;
     // a person is about to be asked: Claude Code's Notification event
     const approver: Approver | null =
@@ -669,7 +674,11 @@ export class Agent {
           };
     return session_permission_gate({
       policy: this.permissions,
-      mode: () => mode,
+      mode: () => state.mode,
+      set_mode: (mode) => {
+        state.mode = mode;
+        options.on_approval_mode?.(mode);
+      },
       approver: () => approver,
       remembered,
       handle,

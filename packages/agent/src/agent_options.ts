@@ -95,6 +95,8 @@ export interface AgentRunOptions {
    * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
    */
   approval_mode?: ApprovalMode;
+  /** Hears the run's approval mode change (an approved plan moves `plan` on). */
+  on_approval_mode?: (mode: ApprovalMode) => void;
   /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
   approver?: Approver;
   /**

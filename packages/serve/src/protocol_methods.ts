@@ -228,6 +228,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'checkpoint.created',
   'session.rewound',
   'todo.updated',
+  'plan.proposed',
   'error',
 ];
 
@@ -250,7 +251,7 @@ export const PERMISSION_OPTIONS: readonly WirePermissionOption[] = [
 ];
 
 /** Every approval mode. */
-export const APPROVAL_MODES: readonly WireApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+export const APPROVAL_MODES: readonly WireApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** The notifications a server sends: only `event`. */
 export interface NotificationMap {

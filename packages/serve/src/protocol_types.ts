@@ -38,7 +38,7 @@ export type WireMessage =
   | { role: 'tool'; tool_call_id: string; name?: string; content: string; is_error?: boolean };
 
 /** How a session's tool calls are approved. */
-export type WireApprovalMode = 'default' | 'auto_edit' | 'yolo';
+export type WireApprovalMode = 'default' | 'auto_edit' | 'plan' | 'yolo';
 
 /** The answers a person can give to a permission request. */
 export type WirePermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -245,6 +245,12 @@ export interface EventPayloads {
   'todo.updated': TurnScoped & {
     items: { content: string; status: 'pending' | 'in_progress' | 'completed' }[];
   };
+  /**
+   * A plan proposed in plan mode (`exit_plan_mode`), after its `permission.request`: answer that
+   * request with `permission.respond` (`allow_once`: approve, mode default; `allow_always`:
+   * approve, mode auto_edit; `reject_once` with a `note`: the changes wanted).
+   */
+  'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
 

@@ -22,7 +22,7 @@ const ACP_OPTIONS = {
   trust: { type: 'boolean' },
 } as const;
 
-const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** The approval mode of new sessions from `--yolo` / `--approval-mode`; absent: the config's. */
 async function approval_flag(values: ParsedValues): Promise<ApprovalMode | undefined> {

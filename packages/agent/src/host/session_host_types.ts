@@ -10,7 +10,7 @@ import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/r
 import type { TodoItem } from '../toolbox/todo_list.js';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
-export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
+export type ApprovalMode = 'default' | 'auto_edit' | 'plan' | 'yolo';
 
 /** The answers a person can give to a permission request. */
 export type PermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -184,6 +184,13 @@ export interface HostEventPayloads {
   'session.rewound': RewindOutcome;
   /** The model wrote the session's task list (`todo_write`): the whole list, in order. */
   'todo.updated': TurnScoped & { items: TodoItem[] };
+  /**
+   * The model proposed a plan in plan mode (`exit_plan_mode`). It comes right after the
+   * `permission.request` it belongs to; answer that request: `allow_once` approves (mode
+   * `default`), `allow_always` approves (mode `auto_edit`), a rejection with a `note` sends the
+   * user's changes back to the model.
+   */
+  'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
@@ -211,6 +218,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'checkpoint.created',
   'session.rewound',
   'todo.updated',
+  'plan.proposed',
   'error',
 ];
 

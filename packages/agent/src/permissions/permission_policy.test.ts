@@ -104,6 +104,28 @@ describe('PermissionPolicy', () => {
     );
   });
 
+  it('plan mode: reads run, the plan is asked, everything else is refused whatever allows it', () => {
+    const policy = new PermissionPolicy(
+      {
+        allow: ['write_file', 'terminal(ls*)', 'web_fetch(domain:a.example)'],
+        deny: ['read_file(.env)'],
+      },
+      WORK,
+    );
+    const decide = (tool: string, args: unknown) => policy.decide(tool, args, 'plan');
+    expect(decide('read_file', { path: 'a.ts' })).toEqual({ decision: 'allow', source: 'mode' });
+    expect(decide('read_file', { path: '.env' }).decision).toBe('deny');
+    expect(decide('todo_write', { todos: [] }).decision).toBe('allow');
+    expect(decide('exit_plan_mode', { plan: 'x' })).toEqual({ decision: 'ask', source: 'mode' });
+    expect(decide('write_file', { path: 'a.ts' })).toEqual({ decision: 'deny', source: 'mode' });
+    expect(decide('terminal', { command: 'ls' })).toEqual({ decision: 'deny', source: 'mode' });
+    expect(decide('mcp_x_y', {}).decision).toBe('deny');
+    expect(decide('web_fetch', { url: 'https://a.example/' }).decision).toBe('allow');
+    expect(decide('web_fetch', { url: 'https://b.example/' }).decision).toBe('ask');
+    // outside plan mode there is nothing to approve
+    expect(policy.decide('exit_plan_mode', { plan: 'x' }, 'default').decision).toBe('allow');
+  });
+
   it('refuses a bad rule when built', () => {
     expect(() => new PermissionPolicy({ allow: ['terminal(oops'] }, WORK)).toThrow(
       /not a permission rule/,
