@@ -107,6 +107,8 @@ export class Agent {
   readonly #chats: ModelChats;
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
+  readonly #surface: AgentOptions['surface'];
+  readonly #now: AgentOptions['now'];
   #prepared: Promise<Prepared> | undefined;
   #sandbox_kind: Promise<string> | undefined;
   #sandbox_known: string | undefined;
@@ -146,6 +148,8 @@ export class Agent {
     this.trusted = options.trusted === true;
     this.budget_ledger = options.budget_ledger ?? new MemoryBudgetLedger();
     this.#session_registry = options.session_registry;
+    this.#surface = options.surface;
+    this.#now = options.now;
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -299,6 +303,8 @@ export class Agent {
       on_warning: this.#warn,
       skills: () => this.skills(),
       ...(signal === undefined ? {} : { signal }),
+      ...(this.#surface === undefined ? {} : { surface: this.#surface }),
+      ...(this.#now === undefined ? {} : { now: this.#now }),
     });
     // A failed preparation (a plugin that does not load) is retried by the next run.
     this.#prepared.catch(() => {

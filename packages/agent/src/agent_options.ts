@@ -7,6 +7,7 @@ import type { AgentConfig } from './config/config_schema.js';
 import type { BudgetLedger } from './cost/budget_ledger.js';
 import type { ApprovalMode } from './host/session_host_types.js';
 import type { Approver } from './permissions/permission_gate.js';
+import type { PromptSurface } from './system_prompt/system_prompt.js';
 
 /** How an Agent is built. */
 export interface AgentOptions {
@@ -49,6 +50,13 @@ export interface AgentOptions {
    * project skills are still listed and loadable, but grant nothing and run nothing by themselves.
    */
   trusted?: boolean;
+  /**
+   * Where answers are read, for the answer style of the system prompt: `terminal` (default),
+   * `chat` (a gateway), `editor` (ACP), `api` (serve's clients).
+   */
+  surface?: PromptSurface;
+  /** The clock of the system prompt's date (tests); the system clock when absent. */
+  now?: () => Date;
 }
 
 /** One run's input. */

@@ -167,6 +167,19 @@ export {
   type UsageRow,
   usage_report,
 } from './usage/usage_report.js';
+export {
+  git_state,
+  local_day,
+  type PromptEnvironment,
+  prompt_environment,
+} from './system_prompt/environment.js';
+export {
+  compose_system_prompt,
+  type PromptSurface,
+  prompt_tokens,
+  system_prompt_preview,
+  TOOL_GUIDANCE,
+} from './system_prompt/system_prompt.js';
 export { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
 export {
   carry_todos,

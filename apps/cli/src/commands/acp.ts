@@ -77,6 +77,7 @@ function host_factory(
       trusted: await resolve_folder_trust(context, config, values.trust === true),
       tools: setup.tools,
       lich_version: version(),
+      surface: 'editor',
       on_warning: (text) => context.warn(text),
     });
     return create_session_host({
