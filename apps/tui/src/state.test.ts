@@ -272,6 +272,23 @@ describe('reduce: every host event type', () => {
       'session.rewound': { status: 'rewound', redo: false, summary: 'Rewound.' },
       'todo.updated': { ...T, items: [{ content: 'read the code', status: 'in_progress' }] },
       'plan.proposed': { ...T, request_id: 'r2', tool_call_id: 'c2', plan: '1. read' },
+      'subagent.started': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        description: 'find it',
+        subagent_type: 'general',
+      },
+      'subagent.completed': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        ok: true,
+        stopped_reason: 'final',
+        usage,
+      },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
     };
@@ -293,6 +310,8 @@ describe('reduce: every host event type', () => {
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
       'checkpoint:1',
+      'notice(info):↳ subagent general: find it',
+      'notice(info):↳ subagent done',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);

@@ -357,6 +357,18 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       // a prompt whose files can be rewound from now on; the end-of-turn one says nothing new
       if (event.payload.kind !== 'before_prompt') return state;
       return push(state, { kind: 'checkpoint', prompt: event.payload.prompt });
+    case 'subagent.started':
+      return push(state, {
+        kind: 'notice',
+        level: 'info',
+        text: `↳ subagent ${event.payload.subagent_type}: ${event.payload.description}`,
+      });
+    case 'subagent.completed':
+      return push(state, {
+        kind: 'notice',
+        level: event.payload.ok ? 'info' : 'warn',
+        text: `↳ subagent ${event.payload.ok ? 'done' : `ended (${event.payload.stopped_reason})`}`,
+      });
     case 'plan.proposed':
       // shown by its permission question (the plan is the preview)
       return state;

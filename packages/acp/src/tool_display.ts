@@ -126,6 +126,12 @@ export function describe_tool_call(name: string, args: unknown, work_dir: string
         display.content.push({ type: 'content', content: { type: 'text', text: plan } });
       break;
     }
+    case 'task': {
+      const what = text_of(fields.description) ?? 'a job';
+      const type = text_of(fields.subagent_type);
+      display.title = `Subagent${type === undefined ? '' : ` ${type}`}: ${one_line(what)}`;
+      break;
+    }
     case 'web_fetch': {
       display.title = `Fetch ${one_line(text_of(fields.url) ?? 'a URL')}`;
       break;

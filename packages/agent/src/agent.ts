@@ -68,7 +68,9 @@ import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
 import { remember_session_dir } from './usage/known_session_dirs.js';
 import { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+import { ALLOWANCE_HOOK, ALLOWED_TOOLS_FIELD } from './toolbox/allowance_hook.js';
 import { APPROVAL_MODE_FIELD } from './toolbox/exit_plan_mode.js';
+import { SUBAGENT_FIELD, SubagentRunner } from './toolbox/subagent_runner.js';
 import { carry_todos } from './toolbox/todo_list.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -191,7 +193,12 @@ export class Agent {
     });
     // command hooks (PreToolUse) first, as Claude Code runs them before its permission question;
     // the plugins' hooks come after these, in load order
-    this.executor.add_hooks([this.hooks.tool_hooks(), PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.executor.add_hooks([
+      ALLOWANCE_HOOK,
+      this.hooks.tool_hooks(),
+      PERMISSION_HOOK,
+      CHECKPOINT_HOOK,
+    ]);
     this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
@@ -440,12 +447,17 @@ export class Agent {
    * Opens a new session file under `session_dir` for runs to record into (the caller closes it).
    * Best-effort: resolves with null after a warning when it cannot be created.
    */
-  async create_session(): Promise<SessionHandle | null> {
+  async create_session(
+    options: { parent_session_id?: string } = {},
+  ): Promise<SessionHandle | null> {
     try {
       const store = session_store_of(this.config);
       const registry = this.#session_registry;
       if (registry !== undefined) await remember_session_dir(registry, this.config.session_dir);
       return await store.create({
+        ...(options.parent_session_id === undefined
+          ? {}
+          : { parent_session_id: options.parent_session_id }),
         work_dir: this.config.work_dir,
         model: this.config.providers[0]?.model ?? 'unknown',
         lich_version: this.#lich_version ?? (await own_version()),
@@ -513,6 +525,8 @@ export class Agent {
     });
     // the run's approval mode: an approved plan (exit_plan_mode) moves it on
     const approval = { mode: options.approval_mode ?? this.config.permissions.mode ?? 'yolo' };
+    const allowed =
+      options.allowed_tools === undefined ? undefined : new Set(options.allowed_tools);
     try {
       const prompt = await run_prompt_hooks(this.hooks, {
         input: options.input,
@@ -563,13 +577,24 @@ export class Agent {
         chat,
         tools: this.executor,
         // read at each run, so a tool an MCP server added or changed since is offered
-        definitions: this.registry.definitions(),
+        definitions:
+          allowed === undefined
+            ? this.registry.definitions()
+            : this.registry.definitions().filter((definition) => allowed.has(definition.name)),
         emitter: run_emitter,
         tool_context: {
           [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn, approval),
           [SKILL_GRANTS_FIELD]: skill_grants(remembered, this.trusted, warn),
           [HOOK_SESSION_FIELD]: hook_session,
           [APPROVAL_MODE_FIELD]: () => approval.mode,
+          [SUBAGENT_FIELD]: new SubagentRunner({
+            agent: this,
+            depth: options.subagent_depth ?? 0,
+            parent: handle,
+            usage_total,
+            on_warning: warn,
+          }),
+          ...(allowed === undefined ? {} : { [ALLOWED_TOOLS_FIELD]: allowed }),
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -580,7 +605,7 @@ export class Agent {
       };
       const params = {
         max_turns: config.max_turns,
-        system_prompt: prepared.system_prompt,
+        system_prompt: options.system_prompt ?? prepared.system_prompt,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         context_window: config.context_window,
         // the task list outlives a compression: the summary carries it

@@ -103,6 +103,12 @@ export interface AgentRunOptions {
    * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
    */
   approval_mode?: ApprovalMode;
+  /** This run's system prompt instead of the prepared one (a subagent's). */
+  system_prompt?: string;
+  /** Only these tools are offered and may run (a subagent's allowance); absent: all. */
+  allowed_tools?: readonly string[];
+  /** How deep in subagents this run is: 0 (absent) for a run a person started. */
+  subagent_depth?: number;
   /** Hears the run's approval mode change (an approved plan moves `plan` on). */
   on_approval_mode?: (mode: ApprovalMode) => void;
   /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */

@@ -229,6 +229,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'session.rewound',
   'todo.updated',
   'plan.proposed',
+  'subagent.started',
+  'subagent.completed',
   'error',
 ];
 

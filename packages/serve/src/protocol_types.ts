@@ -251,6 +251,23 @@ export interface EventPayloads {
    * approve, mode auto_edit; `reject_once` with a `note`: the changes wanted).
    */
   'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
+  /** A `task` call started a subagent: a child session of `parent_session_id`. */
+  'subagent.started': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    description: string;
+    subagent_type: string;
+  };
+  /** A subagent ended; its usage is counted in the parent session's. */
+  'subagent.completed': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    ok: boolean;
+    stopped_reason: string;
+    usage: WireUsage;
+  };
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
 

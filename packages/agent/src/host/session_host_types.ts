@@ -191,6 +191,26 @@ export interface HostEventPayloads {
    * user's changes back to the model.
    */
   'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
+  /**
+   * A `task` call started a subagent: a child session (`session_id`, null when not recorded) of
+   * `parent_session_id`. Its own events are its session's; subscribe to it to follow it.
+   */
+  'subagent.started': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    description: string;
+    subagent_type: string;
+  };
+  /** A subagent ended; its usage is part of this session's from now on. */
+  'subagent.completed': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    ok: boolean;
+    stopped_reason: string;
+    usage: Usage;
+  };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
@@ -219,6 +239,8 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'session.rewound',
   'todo.updated',
   'plan.proposed',
+  'subagent.started',
+  'subagent.completed',
   'error',
 ];
 

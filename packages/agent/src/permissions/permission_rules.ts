@@ -16,6 +16,8 @@ export const READ_TOOLS: ReadonlySet<string> = new Set([
   'skill',
   // changes nothing but the session's own task list
   'todo_write',
+  // starts a subagent, whose every call goes through this same policy and mode
+  'task',
 ]);
 /** Tools that change files: allowed from `auto_edit` on. */
 export const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);

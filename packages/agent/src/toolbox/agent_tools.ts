@@ -1,5 +1,6 @@
 import type { Tool } from '@lich/core';
 import { exit_plan_mode_tool } from './exit_plan_mode.js';
+import { task_tool } from './task.js';
 import { todo_write_tool } from './todo_write.js';
 
 /**
@@ -10,6 +11,7 @@ import { todo_write_tool } from './todo_write.js';
 export const AGENT_TOOLS: readonly Tool<unknown>[] = [
   todo_write_tool,
   exit_plan_mode_tool,
+  task_tool,
 ] as readonly Tool<unknown>[];
 
 /** The names of `AGENT_TOOLS`, in the same order. */
