@@ -152,7 +152,7 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         return {
           ok: false,
           reason: `${title} was not run: the session is in plan mode. ${PLAN_MODE_REFUSAL}`,
-          summary: 'not in plan mode',
+          summary: 'refused in plan mode',
         };
       }
       if (verdict.decision === 'deny') {
