@@ -148,14 +148,6 @@ export { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.
 export type { Skill, SkillCatalog, SkillScope } from './skills/skill_types.js';
 export { format_skills } from './skills/skills_command.js';
 export { SKILL_IMPORTS, type SkillsSettings } from './skills/skills_schema.js';
-export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
-export {
-  type FolderTrust,
-  folder_trust,
-  set_folder_trust,
-  type TrustAnswer,
-  trust_file_path,
-} from './trust/trust_store.js';
 export {
   known_session_dirs,
   remember_session_dir,
@@ -191,3 +183,11 @@ export {
   todos_from_history,
 } from './toolbox/todo_list.js';
 export { todo_write_tool } from './toolbox/todo_write.js';
+export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
+export {
+  type FolderTrust,
+  folder_trust,
+  set_folder_trust,
+  type TrustAnswer,
+  trust_file_path,
+} from './trust/trust_store.js';
