@@ -66,12 +66,12 @@ import { skill_grants } from './skills/skill_grants.js';
 import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
 import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
-import { remember_session_dir } from './usage/known_session_dirs.js';
 import { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
 import { ALLOWANCE_HOOK, ALLOWED_TOOLS_FIELD } from './toolbox/allowance_hook.js';
 import { APPROVAL_MODE_FIELD } from './toolbox/exit_plan_mode.js';
 import { SUBAGENT_FIELD, SubagentRunner } from './toolbox/subagent_runner.js';
 import { carry_todos } from './toolbox/todo_list.js';
+import { remember_session_dir } from './usage/known_session_dirs.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 

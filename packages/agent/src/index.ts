@@ -149,17 +149,6 @@ export type { Skill, SkillCatalog, SkillScope } from './skills/skill_types.js';
 export { format_skills } from './skills/skills_command.js';
 export { SKILL_IMPORTS, type SkillsSettings } from './skills/skills_schema.js';
 export {
-  known_session_dirs,
-  remember_session_dir,
-  session_dirs_file,
-} from './usage/known_session_dirs.js';
-export {
-  type SessionRecords,
-  type UsageReport,
-  type UsageRow,
-  usage_report,
-} from './usage/usage_report.js';
-export {
   git_state,
   local_day,
   type PromptEnvironment,
@@ -191,3 +180,14 @@ export {
   type TrustAnswer,
   trust_file_path,
 } from './trust/trust_store.js';
+export {
+  known_session_dirs,
+  remember_session_dir,
+  session_dirs_file,
+} from './usage/known_session_dirs.js';
+export {
+  type SessionRecords,
+  type UsageReport,
+  type UsageRow,
+  usage_report,
+} from './usage/usage_report.js';
