@@ -13,7 +13,7 @@ export interface CliApproval {
   approver?: Approver;
 }
 
-const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /**
  * The approval mode and approver of a command, from `--yolo`, `--approval-mode` and the config:
@@ -97,7 +97,11 @@ export function terminal_approver(context: CommandContext): Approver {
     if (request.preview !== undefined && request.preview.text !== '') {
       for (const line of preview_lines(request.preview, err)) context.say(line);
     }
-    const choices = `  allow? ${err.bold('y')} once · ${err.bold('a')} always this session · ${err.bold('N')}o · ${err.bold('e')} no, and say why › `;
+    // a plan (plan mode's exit_plan_mode): approving also picks the mode that follows
+    const choices =
+      request.tool === 'exit_plan_mode'
+        ? `  approve? ${err.bold('y')} yes, then ask before edits · ${err.bold('a')} yes, and auto-edit · ${err.bold('N')}o, keep planning · ${err.bold('e')} no, and say what to change › `
+        : `  allow? ${err.bold('y')} once · ${err.bold('a')} always this session · ${err.bold('N')}o · ${err.bold('e')} no, and say why › `;
     context.io.stderr.write(choices);
     for (;;) {
       const key = await read_key(context.io.stdin, signal);

@@ -1,4 +1,4 @@
-import type { Agent, Approver } from '@lich/agent';
+import type { Agent, ApprovalMode, Approver } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import type { CliApproval } from './approval.js';
@@ -98,7 +98,15 @@ export async function execute_task(
         stream?.listener(event);
       },
       ...(stream === undefined ? {} : { on_provider_event: stream.provider_listener }),
-      ...(options.approval === undefined ? {} : { approval_mode: options.approval.mode }),
+      ...(options.approval === undefined
+        ? {}
+        : {
+            approval_mode: options.approval.mode,
+            // an approved plan moves the mode on for the next prompts of `lich chat` too
+            on_approval_mode: (mode: ApprovalMode) => {
+              if (options.approval !== undefined) options.approval.mode = mode;
+            },
+          }),
       ...(options.approval?.approver === undefined
         ? {}
         : { approver: pausing(view, options.approval.approver) }),

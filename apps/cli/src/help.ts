@@ -36,7 +36,8 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --config <file>       use this config file instead of <work-dir>/.lich/config.json
   --no-session          do not record a session
   --show-reasoning      print the model's reasoning on stderr
-  --approval-mode <m>   default (edits and commands ask), auto_edit (edits run), yolo (all run)
+  --approval-mode <m>   default (edits and commands ask), auto_edit (edits run), plan (read
+                        only until you approve a plan), yolo (all run)
   --yolo                the same as --approval-mode yolo
   --system-prompt <text>          replace the system prompt (AGENTS.md is still added)
   --append-system-prompt <text>   add text to the end of the system prompt
@@ -327,7 +328,7 @@ Options:
   --max-budget-usd <n>  dollars the session may spend
   --config <file>       use this config file for every session
   --approval-mode <m>   the mode new sessions start in: default (ask the editor before edits and
-                        commands), auto_edit, yolo; default: the config's permissions.mode
+                        commands), auto_edit, plan, yolo; default: the config's permissions.mode
   --yolo                the same as --approval-mode yolo
   -C, --work-dir <dir>  the folder session/list shows before a session is open
   --client-terminal     run terminal commands in the editor's terminal when it offers one

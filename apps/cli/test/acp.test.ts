@@ -311,7 +311,7 @@ describe('lich acp, spawned', () => {
     });
     const code = await new Promise((resolve) => lich.once('exit', resolve));
     expect(code).toBe(2);
-    expect(err).toContain('--approval-mode must be one of default, auto_edit, yolo');
+    expect(err).toContain('--approval-mode must be one of default, auto_edit, plan, yolo');
   });
 
   it('prints its help on --help, and the command is listed', async () => {

@@ -115,6 +115,28 @@ describe('approval on a terminal', () => {
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('new\n');
   });
 
+  it('--approval-mode plan refuses the write, shows the plan, and y approves it for the run', async () => {
+    const write = { name: 'write_file', arguments: { path: 'notes.txt', content: 'new\n' } };
+    server.enqueue(
+      { tool_calls: [write] },
+      { tool_calls: [{ name: 'exit_plan_mode', arguments: { plan: 'Rewrite notes.txt' } }] },
+      { tool_calls: [write] },
+      { text: 'Done.' },
+    );
+    const result = await run_on_pty(
+      ['--approval-mode', 'plan', 'update the notes'],
+      [
+        { after: 'approve?', send: 'y', key: true },
+        { after: ALLOW, send: 'y', key: true },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('refused in plan mode');
+    expect(result.output).toContain('│ Rewrite notes.txt');
+    expect(result.output).toContain('approve? y yes, then ask before edits · a yes, and auto-edit');
+    expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('new\n');
+  });
+
   it('n declines it, and the model is told', async () => {
     write_then_answer();
     const result = await run_on_pty(['update the notes'], [answer('n')]);
@@ -329,6 +351,8 @@ describe('approval off a terminal', () => {
       env: openai_env(sandbox, server.base_url),
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--approval-mode must be one of default, auto_edit, yolo');
+    expect(result.stderr).toContain(
+      '--approval-mode must be one of default, auto_edit, plan, yolo',
+    );
   });
 });

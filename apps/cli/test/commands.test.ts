@@ -169,6 +169,12 @@ describe('lich init and lich config', () => {
     expect(shown.stdout).toMatch(/^providers\s+.*"openai_compat".*\(key: env OPENAI_API_KEY\)$/m);
     expect(shown.stdout).toMatch(/^session_dir\s+.*\(derived from work_dir\)$/m);
     expect(shown.stdout).not.toContain('sk-secret');
+    // the system prompt's size, AGENTS.md left out (#36 part 5)
+    const tokens = Number(
+      /the system prompt: ~(\d+) tokens before AGENTS\.md/.exec(shown.stdout)?.[1],
+    );
+    expect(tokens).toBeGreaterThan(100);
+    expect(tokens).toBeLessThanOrEqual(1_000);
   });
 
   it('redacts secrets in headers', async () => {

@@ -42,7 +42,7 @@ const KEYS_HELP = [
   '/rewind: go back to before a prompt (↺ marks prompts whose files can be rewound); /rewind --redo undoes it',
 ].join('\n');
 
-const APPROVAL_CYCLE: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const APPROVAL_CYCLE: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 function message_of(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -369,7 +369,7 @@ export class TuiController {
     }
   }
 
-  /** Moves the session to the next approval mode (default → auto_edit → yolo → default). */
+  /** Moves the session to the next approval mode (default → auto_edit → plan → yolo → default). */
   async cycle_approval_mode(): Promise<void> {
     const session = this.store.get_state().session;
     if (session === null) return;

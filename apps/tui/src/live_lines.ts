@@ -54,6 +54,22 @@ function spinner(now: number): string {
   return SPINNER[Math.floor(now / 80) % SPINNER.length]!;
 }
 
+/** The task list as a checklist, while any item is still open; nothing once all are done. */
+function todo_lines(state: TuiState, palette: Palette, width: number): string[] {
+  const { todos } = state;
+  if (todos.length === 0 || todos.every((item) => item.status === 'completed')) return [];
+  const done = todos.filter((item) => item.status === 'completed').length;
+  const lines = [palette.dim(`Tasks ${done}/${todos.length}`)];
+  for (const item of todos) {
+    const text = fit(item.content, width - 4);
+    if (item.status === 'completed') lines.push(palette.dim(`  ✔ ${text}`));
+    else if (item.status === 'in_progress')
+      lines.push(`  ${palette.cyan('▸')} ${palette.bold(text)}`);
+    else lines.push(`  ○ ${text}`);
+  }
+  return lines;
+}
+
 /** The live region's lines, at most `max_lines` of them (at least 1 when there is anything). */
 export function live_lines(input: LiveInput): string[] {
   const { state, palette, width, now } = input;
@@ -88,6 +104,7 @@ export function live_lines(input: LiveInput): string[] {
       );
     }
   }
+  foot.push(...todo_lines(state, palette, width));
   for (const entry of state.steering) {
     foot.push(palette.dim(fit(`↳ steering: ${entry.replace(/\s+/g, ' ')}`, width)));
   }

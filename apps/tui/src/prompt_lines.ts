@@ -125,6 +125,13 @@ const OPTION_KEYS: Record<string, { key: string; label: string }> = {
   reject_always: { key: '4', label: 'reject always' },
 };
 
+/** The answers to a plan (`exit_plan_mode`): approving also picks the mode the session moves to. */
+const PLAN_OPTION_KEYS: Record<string, { key: string; label: string }> = {
+  allow_once: { key: '1', label: 'approve (then ask before edits)' },
+  allow_always: { key: '2', label: 'approve and auto-edit' },
+  reject_once: { key: '3', label: 'keep planning' },
+};
+
 /** The keys that answer a permission request, option by option (`y`, `a`, `n` as well). */
 export const PERMISSION_KEYS: Record<string, string> = {
   '1': 'allow_once',
@@ -174,8 +181,10 @@ export function permission_lines(
 ): string[] {
   const lines = [palette.yellow('─'.repeat(Math.max(10, Math.min(width, 60))))];
   const summary = request.preview?.summary ? `  ${palette.dim(request.preview.summary)}` : '';
+  const plan = request.tool === 'exit_plan_mode';
+  const question = plan ? 'Approve this plan?' : `Allow ${request.title}?`;
   lines.push(
-    `${palette.yellow(palette.bold('?'))} ${palette.bold(fit(`Allow ${request.title}?`, width - 2 - (request.preview?.summary?.length ?? 0)))}${summary}`,
+    `${palette.yellow(palette.bold('?'))} ${palette.bold(fit(question, width - 2 - (request.preview?.summary?.length ?? 0)))}${summary}`,
   );
   const preview = request.preview;
   if (preview !== undefined && preview.text !== '') {
@@ -204,9 +213,11 @@ export function permission_lines(
     return lines;
   }
   const labels = request.options
-    .map((option) => OPTION_KEYS[option])
+    .map((option) => (plan ? PLAN_OPTION_KEYS : OPTION_KEYS)[option])
     .filter((entry) => entry !== undefined);
-  if (request.options.includes('reject_once')) labels.push({ key: '5', label: 'say why' });
+  if (request.options.includes('reject_once')) {
+    labels.push({ key: '5', label: plan ? 'say what to change' : 'say why' });
+  }
   const more = waiting > 1 ? palette.dim(` (+${waiting - 1} waiting)`) : '';
   if (look.armed) {
     const joined = labels

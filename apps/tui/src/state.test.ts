@@ -270,6 +270,25 @@ describe('reduce: every host event type', () => {
       compaction: { ...T, ok: true, before_count: 30, after_count: 8 },
       'checkpoint.created': { ...T, checkpoint_id: 'c1', kind: 'before_prompt', prompt: 1 },
       'session.rewound': { status: 'rewound', redo: false, summary: 'Rewound.' },
+      'todo.updated': { ...T, items: [{ content: 'read the code', status: 'in_progress' }] },
+      'plan.proposed': { ...T, request_id: 'r2', tool_call_id: 'c2', plan: '1. read' },
+      'subagent.started': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        description: 'find it',
+        subagent_type: 'general',
+      },
+      'subagent.completed': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        ok: true,
+        stopped_reason: 'final',
+        usage,
+      },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
     };
@@ -291,6 +310,8 @@ describe('reduce: every host event type', () => {
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
       'checkpoint:1',
+      'notice(info):↳ subagent general: find it',
+      'notice(info):↳ subagent done',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);
@@ -695,5 +716,54 @@ describe('the status line shows dollars next to tokens', () => {
     expect(
       status_line({ session: info(), status: unknown.status, mode: 'local' }, palette, 120),
     ).toContain('$?');
+  });
+});
+
+describe('reduce: the task list', () => {
+  it('follows todo.updated, and a resumed session reads its list from the history', async () => {
+    const { live_lines } = await import('./live_lines.js');
+    const { make_palette } = await import('./palette.js');
+    const plain_palette = () => make_palette({ color: false, plain: true });
+    const e = events();
+    const items = [
+      { content: 'read the code', status: 'completed' as const },
+      { content: 'write the fix', status: 'in_progress' as const },
+      { content: 'run the tests', status: 'pending' as const },
+    ];
+    const state = run(opened(), [e('todo.updated', { ...T, items })]);
+    expect(state.todos).toEqual(items);
+    const lines = live_lines({ state, palette: plain_palette(), width: 60, max_lines: 20, now: 0 });
+    expect(lines).toEqual([
+      'Tasks 1/3',
+      '  ✔ read the code',
+      '  ▸ write the fix',
+      '  ○ run the tests',
+    ]);
+    const done = run(state, [
+      e('todo.updated', {
+        ...T,
+        items: items.map((item) => ({ ...item, status: 'completed' as const })),
+      }),
+    ]);
+    expect(
+      live_lines({ state: done, palette: plain_palette(), width: 60, max_lines: 20, now: 0 }),
+    ).toEqual([]);
+    const resumed = reduce(initial_state(), {
+      type: 'session_opened',
+      info: info(),
+      epoch: EPOCH,
+      history: [
+        { role: 'user', content: 'fix it' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'c1', name: 'todo_write', arguments: JSON.stringify({ todos: items }) },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'Task list updated' },
+      ],
+    });
+    expect(resumed.todos).toEqual(items);
   });
 });

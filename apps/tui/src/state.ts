@@ -9,6 +9,7 @@
  */
 
 import type { HostEvent, HostEventPayloads } from '@lich/agent';
+import { todos_from_history } from '@lich/agent/todo_list';
 import type { Message } from '@lich/core';
 import { history_blocks, type NewBlock } from './history_blocks.js';
 import { find_safe_split } from './markdown_split.js';
@@ -42,6 +43,7 @@ export function initial_state(options: { reasoning_expanded?: boolean } = {}): T
     leaving: false,
     rewind: null,
     draft: null,
+    todos: [],
   };
 }
 
@@ -355,6 +357,23 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       // a prompt whose files can be rewound from now on; the end-of-turn one says nothing new
       if (event.payload.kind !== 'before_prompt') return state;
       return push(state, { kind: 'checkpoint', prompt: event.payload.prompt });
+    case 'subagent.started':
+      return push(state, {
+        kind: 'notice',
+        level: 'info',
+        text: `↳ subagent ${event.payload.subagent_type}: ${event.payload.description}`,
+      });
+    case 'subagent.completed':
+      return push(state, {
+        kind: 'notice',
+        level: event.payload.ok ? 'info' : 'warn',
+        text: `↳ subagent ${event.payload.ok ? 'done' : `ended (${event.payload.stopped_reason})`}`,
+      });
+    case 'plan.proposed':
+      // shown by its permission question (the plan is the preview)
+      return state;
+    case 'todo.updated':
+      return { ...state, todos: event.payload.items };
     case 'session.rewound':
       // the controller fetches the history again and replaces the transcript (`history_replaced`)
       return state;
@@ -411,6 +430,7 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
           usage_total: action.info.usage_total,
           ...sandbox_status(action.info.sandbox),
         },
+        todos: todos_from_history(action.history) ?? [],
       };
       return push(base, ...history_blocks(action.history));
     }
@@ -496,6 +516,7 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         permissions: [],
         rewind: null,
         draft: action.draft,
+        todos: todos_from_history(action.history) ?? [],
       };
       next = push(next, ...history_blocks(action.history));
       return push(next, { kind: 'notice', level: 'info', text: action.notice });

@@ -11,6 +11,7 @@ import type {
   SessionInfo,
   TurnStopReason,
 } from '@lich/agent';
+import type { TodoItem } from '@lich/agent/todo_list';
 import type { Message, ToolPreview, Usage } from '@lich/core';
 
 /** One tool call as the screen shows it: running (no `ok` yet) or finished. */
@@ -156,6 +157,8 @@ export interface TuiState {
   rewind: RewindView | null;
   /** Text to put in the input (a rewound prompt), until the screen takes it. */
   draft: string | null;
+  /** The session's task list (`todo_write`), shown as a checklist while any item is open. */
+  todos: readonly TodoItem[];
 }
 
 /** What changes the state: a host event, or something the person or the client did. */

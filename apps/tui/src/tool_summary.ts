@@ -20,6 +20,8 @@ export function tool_subject(name: string, args: unknown): string {
       return `terminal: ${first_line(field(args, 'command') ?? '')}`;
     case 'run_tests':
       return `run_tests${field(args, 'command') ? `: ${first_line(field(args, 'command')!)}` : ''}`;
+    case 'web_fetch':
+      return `web_fetch ${first_line(field(args, 'url') ?? '')}`;
     case 'glob':
       return `glob ${field(args, 'pattern') ?? ''}${path ? ` in ${path}` : ''}`;
     case 'grep':

@@ -555,7 +555,7 @@ export class AcpAgent implements AcpAgentHandlers {
     const session = this.#require(params.sessionId);
     if (!is_approval_mode(params.modeId)) {
       throw acp_errors.invalid_params(
-        `unknown mode '${params.modeId}': default, auto_edit or yolo`,
+        `unknown mode '${params.modeId}': default, auto_edit, plan or yolo`,
       );
     }
     await session.host.set_approval_mode(session.id, params.modeId).catch((error) => {
@@ -579,7 +579,9 @@ export class AcpAgent implements AcpAgentHandlers {
         await session.host.set_model(session.id, value);
       } else if (params.configId === MODE_OPTION) {
         if (!is_approval_mode(value)) {
-          throw acp_errors.invalid_params(`unknown mode '${value}': default, auto_edit or yolo`);
+          throw acp_errors.invalid_params(
+            `unknown mode '${value}': default, auto_edit, plan or yolo`,
+          );
         }
         await session.host.set_approval_mode(session.id, value);
       } else {

@@ -16,6 +16,14 @@ export const PERMISSION_LABELS: Readonly<Record<PermissionOption, string>> = {
   reject_always: 'Always reject',
 };
 
+/** The labels of the answers to a plan (`exit_plan_mode`): approving also picks the next mode. */
+export const PLAN_LABELS: Readonly<Record<PermissionOption, string>> = {
+  allow_once: 'Approve the plan (then ask before edits)',
+  allow_always: 'Approve the plan and auto-edit',
+  reject_once: 'Keep planning',
+  reject_always: 'Keep planning',
+};
+
 /**
  * The `session/request_permission` params for a host `permission.request`: the tool call (its
  * title is the host's one line, e.g. `terminal: git push`; kind, locations and diff from
@@ -27,9 +35,13 @@ export function permission_request(
   display: ToolDisplay,
   work_dir?: string,
 ): RequestPermissionRequest {
-  const options: AcpPermissionOption[] = request.options.map((option) => ({
+  const plan = request.tool === 'exit_plan_mode';
+  const offered = plan
+    ? request.options.filter((option) => option !== 'reject_always')
+    : request.options;
+  const options: AcpPermissionOption[] = offered.map((option) => ({
     optionId: option,
-    name: PERMISSION_LABELS[option],
+    name: (plan ? PLAN_LABELS : PERMISSION_LABELS)[option],
     kind: option,
   }));
   return {

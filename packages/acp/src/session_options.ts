@@ -13,6 +13,11 @@ export const APPROVAL_MODES: readonly { id: ApprovalMode; name: string; descript
     name: 'Auto-edit',
     description: 'Edit files in the work dir without asking; ask before the rest.',
   },
+  {
+    id: 'plan',
+    name: 'Plan',
+    description: 'Read and plan only; edits and commands wait until you approve the plan.',
+  },
   { id: 'yolo', name: 'Yolo', description: 'Run every tool call without asking.' },
 ];
 

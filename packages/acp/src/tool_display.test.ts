@@ -35,6 +35,23 @@ describe('describe_tool_call', () => {
     });
   });
 
+  it("shows Lich's own tools: a fetch, a subagent, a plan to approve", () => {
+    expect(describe_tool_call('web_fetch', { url: 'https://docs.python.org/3/' }, W)).toMatchObject(
+      {
+        title: 'Fetch https://docs.python.org/3/',
+        kind: 'fetch',
+      },
+    );
+    expect(
+      describe_tool_call('task', { description: 'find the bug', subagent_type: 'reviewer' }, W),
+    ).toMatchObject({ title: 'Subagent reviewer: find the bug' });
+    expect(describe_tool_call('exit_plan_mode', { plan: '1. read' }, W)).toMatchObject({
+      title: 'Approve the plan',
+      kind: 'think',
+      content: [{ type: 'content', content: { type: 'text', text: '1. read' } }],
+    });
+  });
+
   it('shows the diff of edit_file and write_file', () => {
     expect(
       describe_tool_call('edit_file', { path: 'a.txt', old_text: 'x', new_text: 'y' }, W).content,

@@ -21,6 +21,8 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   terminal: 'execute',
   run_tests: 'execute',
   git_commit: 'execute',
+  web_fetch: 'fetch',
+  exit_plan_mode: 'think',
 };
 
 /** Tools whose calls carry a plan (a plugin's or an MCP server's); see `plan_entries`. */
@@ -115,6 +117,23 @@ export function describe_tool_call(name: string, args: unknown, work_dir: string
     case 'run_tests': {
       const command = text_of(fields.command);
       display.title = command === undefined ? 'Run the tests' : `Run tests: ${one_line(command)}`;
+      break;
+    }
+    case 'exit_plan_mode': {
+      display.title = 'Approve the plan';
+      const plan = text_of(fields.plan);
+      if (plan !== undefined)
+        display.content.push({ type: 'content', content: { type: 'text', text: plan } });
+      break;
+    }
+    case 'task': {
+      const what = text_of(fields.description) ?? 'a job';
+      const type = text_of(fields.subagent_type);
+      display.title = `Subagent${type === undefined ? '' : ` ${type}`}: ${one_line(what)}`;
+      break;
+    }
+    case 'web_fetch': {
+      display.title = `Fetch ${one_line(text_of(fields.url) ?? 'a URL')}`;
       break;
     }
     case 'git_commit': {

@@ -23,7 +23,7 @@ function shown_output(text: string): string {
  * Contract: `map` never throws and returns the updates in the order to send them;
  * `message.delta` → `agent_message_chunk`, `reasoning.delta` → `agent_thought_chunk`,
  * `tool.start` → `tool_call` (kind, title, locations, the diff of `edit_file`/`write_file`; a plan
- * tool also gives a `plan`), `tool.end` → `tool_call_update` (`completed` or `failed`, with the
+ * tool also gives a `plan`; Lich's `todo_write` gives it with `todo.updated`), `tool.end` → `tool_call_update` (`completed` or `failed`, with the
  * output), `usage.update` → `usage_update` when the context size is known, `session.info` →
  * `current_mode_update` / `session_info_update` when the mode or title changed. Permission and
  * turn events are the agent's business, not this mapper's.
@@ -103,7 +103,8 @@ export class SessionUpdateMapper {
             rawInput: args,
           },
         ];
-        if (is_plan_tool(name)) {
+        // Lich's own todo_write sends its plan once checked, with `todo.updated`
+        if (is_plan_tool(name) && name !== 'todo_write') {
           const entries = plan_entries(args);
           if (entries !== undefined) updates.push({ sessionUpdate: 'plan', entries });
         }
@@ -152,6 +153,17 @@ export class SessionUpdateMapper {
           },
         ];
       }
+      case 'todo.updated':
+        return [
+          {
+            sessionUpdate: 'plan',
+            entries: event.payload.items.map((item) => ({
+              content: item.content,
+              status: item.status,
+              priority: 'medium' as const,
+            })),
+          },
+        ];
       case 'usage.update': {
         const { context_tokens, context_window, cost_total_usd } = event.payload;
         if (context_tokens === undefined || context_window === undefined) return [];

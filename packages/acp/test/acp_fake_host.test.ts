@@ -345,6 +345,7 @@ describe('sessions', () => {
     expect(response.modes?.availableModes.map((mode) => mode.id)).toEqual([
       'default',
       'auto_edit',
+      'plan',
       'yolo',
     ]);
     expect(response.configOptions?.map((option) => [option.id, option.currentValue])).toEqual([

@@ -154,6 +154,117 @@ describe('lich acp on the real host, in process', () => {
     expect(updates.map((update) => update.sessionUpdate)).toContain('available_commands_update');
   });
 
+  it('todo_write sends the task list as ACP plan updates; a refused list sends none', async () => {
+    const todos = [
+      { content: 'read the notes', status: 'completed' },
+      { content: 'answer', status: 'in_progress' },
+    ];
+    model = await start_openai_server({
+      script: [
+        { tool_calls: [{ id: 'call_todo', name: 'todo_write', arguments: { todos } }] },
+        {
+          tool_calls: [
+            {
+              id: 'call_bad',
+              name: 'todo_write',
+              arguments: {
+                todos: [
+                  { content: 'a', status: 'in_progress' },
+                  { content: 'b', status: 'in_progress' },
+                ],
+              },
+            },
+          ],
+        },
+        { text: 'Planned.' },
+      ],
+    });
+    const client = connect();
+    await client.initialize({});
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'Plan it.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const plans = client.updates_of(session_id).filter((update) => update.sessionUpdate === 'plan');
+    expect(plans).toEqual([
+      {
+        sessionUpdate: 'plan',
+        entries: [
+          { content: 'read the notes', status: 'completed', priority: 'medium' },
+          { content: 'answer', status: 'in_progress', priority: 'medium' },
+        ],
+      },
+    ]);
+  });
+
+  it('plan mode (an ACP session mode): a write is refused until the plan is approved', async () => {
+    const write = {
+      id: 'call_write',
+      name: 'write_file',
+      arguments: { path: 'notes.txt', content: 'after the plan' },
+    };
+    model = await start_openai_server({
+      script: [
+        { tool_calls: [write] },
+        {
+          tool_calls: [
+            {
+              id: 'call_plan',
+              name: 'exit_plan_mode',
+              arguments: { plan: '1. rewrite notes.txt' },
+            },
+          ],
+        },
+        { tool_calls: [{ ...write, id: 'call_write_2' }] },
+        { text: 'Done.' },
+      ],
+    });
+    const notes_at_plan: string[] = [];
+    const client = connect({
+      permission: async (request) => {
+        if (request.toolCall.toolCallId === 'call_plan') {
+          notes_at_plan.push(await readFile(join(temp.path, 'notes.txt'), 'utf8'));
+          // approve and let edits run
+          return { outcome: { outcome: 'selected', optionId: 'allow_always' } };
+        }
+        return { outcome: { outcome: 'cancelled' } };
+      },
+    });
+    const init = await client.initialize({});
+    expect(init).toBeDefined();
+    const created = await client.agent.request('session/new', { cwd: temp.path, mcpServers: [] });
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toContain('plan');
+    const session_id = created.sessionId;
+    await client.agent.request('session/set_mode', { sessionId: session_id, modeId: 'plan' });
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'Rewrite the notes.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(notes_at_plan).toEqual(['the owl flies at midnight\n']);
+    const updates = client.updates_of(session_id);
+    const refused = updates.find(
+      (update) =>
+        update.sessionUpdate === 'tool_call_update' &&
+        update.toolCallId === 'call_write' &&
+        update.status === 'failed',
+    );
+    expect(JSON.stringify(refused)).toContain('plan mode');
+    expect(
+      updates.some(
+        (update) =>
+          update.sessionUpdate === 'current_mode_update' && update.currentModeId === 'auto_edit',
+      ),
+    ).toBe(true);
+    expect(await readFile(join(temp.path, 'notes.txt'), 'utf8')).toBe('after the plan');
+    // only the plan was asked: the approved mode let the edit run
+    expect(client.permission_requests.map((request) => request.toolCall.toolCallId)).toEqual([
+      'call_plan',
+    ]);
+  });
+
   it('/rewind lists the prompts and rewinds the files an edit changed', async () => {
     model = await start_openai_server({
       script: [

@@ -43,6 +43,7 @@ import { resolve_hook_sets } from './hooks/hook_sources.js';
 import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import { builtin_commands } from './host/builtin_commands.js';
 import { CommandRegistry } from './host/command_registry.js';
+import type { ApprovalMode } from './host/session_host_types.js';
 import { type LoadedPlugins, load_plugins } from './load_plugins.js';
 import { ModelChats } from './model_chats.js';
 import { own_version } from './own_version.js';
@@ -65,6 +66,11 @@ import { skill_grants } from './skills/skill_grants.js';
 import { SKILL_GRANTS_FIELD } from './skills/skill_tool.js';
 import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
+import { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+import { ALLOWANCE_HOOK, ALLOWED_TOOLS_FIELD } from './toolbox/allowance_hook.js';
+import { APPROVAL_MODE_FIELD } from './toolbox/exit_plan_mode.js';
+import { SUBAGENT_FIELD, SubagentRunner } from './toolbox/subagent_runner.js';
+import { carry_todos } from './toolbox/todo_list.js';
 import { remember_session_dir } from './usage/known_session_dirs.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -103,6 +109,8 @@ export class Agent {
   readonly #chats: ModelChats;
   readonly #warn: (text: string) => void;
   readonly #lich_version: string | undefined;
+  readonly #surface: AgentOptions['surface'];
+  readonly #now: AgentOptions['now'];
   #prepared: Promise<Prepared> | undefined;
   #sandbox_kind: Promise<string> | undefined;
   #sandbox_known: string | undefined;
@@ -121,7 +129,7 @@ export class Agent {
   #writes: ((tool: string) => boolean) | undefined;
   #pruning: Promise<void> | undefined;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
-  readonly #known_tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  readonly #known_tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES]);
   /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
   readonly trusted: boolean;
   /** The command hooks of the config and its imports (`hooks`), run on the agent's events. */
@@ -142,6 +150,8 @@ export class Agent {
     this.trusted = options.trusted === true;
     this.budget_ledger = options.budget_ledger ?? new MemoryBudgetLedger();
     this.#session_registry = options.session_registry;
+    this.#surface = options.surface;
+    this.#now = options.now;
     this.emitter = new AgentEmitter();
     const allowed = config.tools_enabled;
     const disabled = config.tools_disabled;
@@ -152,13 +162,13 @@ export class Agent {
     });
     // builtins in BUILTIN_TOOLS order; an extra tool of a builtin's name takes its place
     const extra = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
-    for (const builtin of BUILTIN_TOOLS) {
+    for (const builtin of [...BUILTIN_TOOLS, ...AGENT_TOOLS]) {
       this.registry.register(extra.get(builtin.name) ?? builtin);
     }
     for (const tool of options.tools ?? []) {
       this.#known_tools.add(tool.name);
       // a second extra tool of the same name still throws, as before
-      if (!BUILTIN_TOOL_NAMES.includes(tool.name)) this.registry.register(tool);
+      if (!this.#known_tools_builtin(tool.name)) this.registry.register(tool);
     }
     // the sandbox comes from the config alone: no permission decision reaches it, so a command
     // allowed always still runs sandboxed, and yolo runs commands unsandboxed only with mode off
@@ -183,7 +193,12 @@ export class Agent {
     });
     // command hooks (PreToolUse) first, as Claude Code runs them before its permission question;
     // the plugins' hooks come after these, in load order
-    this.executor.add_hooks([this.hooks.tool_hooks(), PERMISSION_HOOK, CHECKPOINT_HOOK]);
+    this.executor.add_hooks([
+      ALLOWANCE_HOOK,
+      this.hooks.tool_hooks(),
+      PERMISSION_HOOK,
+      CHECKPOINT_HOOK,
+    ]);
     this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
     this.#chats = new ModelChats({
       providers: config.providers,
@@ -207,6 +222,10 @@ export class Agent {
     const { config } = this;
     this.#skills ??= find_skills_for(config, this.#env);
     return this.#skills;
+  }
+
+  #known_tools_builtin(name: string): boolean {
+    return BUILTIN_TOOL_NAMES.includes(name) || AGENT_TOOL_NAMES.includes(name);
   }
 
   /**
@@ -291,6 +310,8 @@ export class Agent {
       on_warning: this.#warn,
       skills: () => this.skills(),
       ...(signal === undefined ? {} : { signal }),
+      ...(this.#surface === undefined ? {} : { surface: this.#surface }),
+      ...(this.#now === undefined ? {} : { now: this.#now }),
     });
     // A failed preparation (a plugin that does not load) is retried by the next run.
     this.#prepared.catch(() => {
@@ -426,12 +447,17 @@ export class Agent {
    * Opens a new session file under `session_dir` for runs to record into (the caller closes it).
    * Best-effort: resolves with null after a warning when it cannot be created.
    */
-  async create_session(): Promise<SessionHandle | null> {
+  async create_session(
+    options: { parent_session_id?: string } = {},
+  ): Promise<SessionHandle | null> {
     try {
       const store = session_store_of(this.config);
       const registry = this.#session_registry;
       if (registry !== undefined) await remember_session_dir(registry, this.config.session_dir);
       return await store.create({
+        ...(options.parent_session_id === undefined
+          ? {}
+          : { parent_session_id: options.parent_session_id }),
         work_dir: this.config.work_dir,
         model: this.config.providers[0]?.model ?? 'unknown',
         lich_version: this.#lich_version ?? (await own_version()),
@@ -497,6 +523,10 @@ export class Agent {
         ),
       );
     });
+    // the run's approval mode: an approved plan (exit_plan_mode) moves it on
+    const approval = { mode: options.approval_mode ?? this.config.permissions.mode ?? 'yolo' };
+    const allowed =
+      options.allowed_tools === undefined ? undefined : new Set(options.allowed_tools);
     try {
       const prompt = await run_prompt_hooks(this.hooks, {
         input: options.input,
@@ -547,12 +577,24 @@ export class Agent {
         chat,
         tools: this.executor,
         // read at each run, so a tool an MCP server added or changed since is offered
-        definitions: this.registry.definitions(),
+        definitions:
+          allowed === undefined
+            ? this.registry.definitions()
+            : this.registry.definitions().filter((definition) => allowed.has(definition.name)),
         emitter: run_emitter,
         tool_context: {
-          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn),
+          [PERMISSION_GATE_FIELD]: this.#run_gate(options, handle, remembered, warn, approval),
           [SKILL_GRANTS_FIELD]: skill_grants(remembered, this.trusted, warn),
           [HOOK_SESSION_FIELD]: hook_session,
+          [APPROVAL_MODE_FIELD]: () => approval.mode,
+          [SUBAGENT_FIELD]: new SubagentRunner({
+            agent: this,
+            depth: options.subagent_depth ?? 0,
+            parent: handle,
+            usage_total,
+            on_warning: warn,
+          }),
+          ...(allowed === undefined ? {} : { [ALLOWED_TOOLS_FIELD]: allowed }),
           ...(checkpoints === undefined ? {} : { [CHECKPOINTS_FIELD]: checkpoints }),
           ...options.tool_context,
           work_dir: config.work_dir,
@@ -563,10 +605,11 @@ export class Agent {
       };
       const params = {
         max_turns: config.max_turns,
-        system_prompt: prepared.system_prompt,
+        system_prompt: options.system_prompt ?? prepared.system_prompt,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         context_window: config.context_window,
-        compression: { ...config.compression },
+        // the task list outlives a compression: the summary carries it
+        compression: { ...config.compression, carry: carry_todos },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
         ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       };
@@ -621,6 +664,7 @@ export class Agent {
     }
     return compress_messages(history, this.#chats.chat_for(options.model), {
       keep_recent: this.config.compression.keep_recent,
+      carry: carry_todos,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
   }
@@ -641,9 +685,9 @@ export class Agent {
     handle: SessionHandle | null,
     remembered: RememberedAnswers,
     warn: (text: string) => void,
+    state: { mode: ApprovalMode },
   ): unknown {
     if (options.tool_context?.[PERMISSION_GATE_FIELD] !== undefined) return undefined;
-    const mode = options.approval_mode ?? this.config.permissions.mode ?? 'yolo';
     const given = options.approver;
     // a person is about to be asked: Claude Code's Notification event
     const approver: Approver | null =
@@ -661,7 +705,11 @@ export class Agent {
           };
     return session_permission_gate({
       policy: this.permissions,
-      mode: () => mode,
+      mode: () => state.mode,
+      set_mode: (mode) => {
+        state.mode = mode;
+        options.on_approval_mode?.(mode);
+      },
       approver: () => approver,
       remembered,
       handle,

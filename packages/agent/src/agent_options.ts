@@ -7,6 +7,7 @@ import type { AgentConfig } from './config/config_schema.js';
 import type { BudgetLedger } from './cost/budget_ledger.js';
 import type { ApprovalMode } from './host/session_host_types.js';
 import type { Approver } from './permissions/permission_gate.js';
+import type { PromptSurface } from './system_prompt/system_prompt.js';
 
 /** How an Agent is built. */
 export interface AgentOptions {
@@ -49,6 +50,13 @@ export interface AgentOptions {
    * project skills are still listed and loadable, but grant nothing and run nothing by themselves.
    */
   trusted?: boolean;
+  /**
+   * Where answers are read, for the answer style of the system prompt: `terminal` (default),
+   * `chat` (a gateway), `editor` (ACP), `api` (serve's clients).
+   */
+  surface?: PromptSurface;
+  /** The clock of the system prompt's date (tests); the system clock when absent. */
+  now?: () => Date;
 }
 
 /** One run's input. */
@@ -95,6 +103,14 @@ export interface AgentRunOptions {
    * before permissions existed). Ignored when `tool_context` brings its own `permission_gate`.
    */
   approval_mode?: ApprovalMode;
+  /** This run's system prompt instead of the prepared one (a subagent's). */
+  system_prompt?: string;
+  /** Only these tools are offered and may run (a subagent's allowance); absent: all. */
+  allowed_tools?: readonly string[];
+  /** How deep in subagents this run is: 0 (absent) for a run a person started. */
+  subagent_depth?: number;
+  /** Hears the run's approval mode change (an approved plan moves `plan` on). */
+  on_approval_mode?: (mode: ApprovalMode) => void;
   /** Asks a person when the policy says `ask`; absent, `ask` means deny (with how to allow). */
   approver?: Approver;
   /**

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { ToolRegistry } from '@lich/tools';
 import { user_config_path } from './config/config_file.js';
-import type { AgentConfig } from './config/config_schema.js';
+import { type AgentConfig, DEFAULT_SYSTEM_PROMPT } from './config/config_schema.js';
 import { tool_allowed, unmatched_tool_patterns } from './permissions/tool_allowlist.js';
 import {
   find_project_instructions,
@@ -11,6 +11,8 @@ import {
 } from './project_instructions.js';
 import { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.js';
 import type { SkillCatalog } from './skills/skill_types.js';
+import { prompt_environment } from './system_prompt/environment.js';
+import { compose_system_prompt, type PromptSurface } from './system_prompt/system_prompt.js';
 
 /** What every run of an Agent starts from, set up once before the first model call. */
 export interface Prepared {
@@ -32,6 +34,10 @@ export interface PrepareTarget {
   /** The skills found (empty when `skills.enabled` is false); their warnings are not yet said. */
   skills(): Promise<SkillCatalog>;
   signal?: AbortSignal;
+  /** Where answers are read (the answer style of the prompt); `terminal` when absent. */
+  surface?: PromptSurface;
+  /** The clock of the prompt's date; the system clock when absent. */
+  now?: () => Date;
 }
 
 function enabled_mcp_servers(config: AgentConfig): boolean {
@@ -85,20 +91,23 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
     ...(user ? [user] : []),
     ...(await find_project_instructions(config.work_dir, { on_skip })),
   ];
-  const with_instructions = with_project_instructions(
-    config.system_prompt,
-    instructions,
-    config.work_dir,
-  );
-  // after the instructions, and the same text every turn: only names and descriptions
+  // AGENTS.md rendered alone under its heading, then the skills (the same text every turn: only
+  // names and descriptions), between the stable parts and the environment
+  const rendered = with_project_instructions('', instructions, config.work_dir).trim();
   const skills_section = skills_prompt(catalog.skills, skill_tool_offered);
-  const prompt =
-    skills_section === '' ? with_instructions : `${with_instructions}\n\n${skills_section}`;
+  const after_instructions = [rendered, skills_section].filter((part) => part !== '').join('\n\n');
   return {
     // --append-system-prompt last: after AGENTS.md, as its help says
-    system_prompt:
-      config.append_system_prompt === undefined
-        ? prompt
-        : `${prompt}\n\n${config.append_system_prompt}`,
+    system_prompt: compose_system_prompt({
+      base: config.system_prompt,
+      lich_text: config.system_prompt === DEFAULT_SYSTEM_PROMPT,
+      surface: target.surface ?? 'terminal',
+      instructions: after_instructions,
+      ...(config.append_system_prompt === undefined ? {} : { append: config.append_system_prompt }),
+      environment: prompt_environment({
+        work_dir: config.work_dir,
+        ...(target.now === undefined ? {} : { now: target.now() }),
+      }),
+    }),
   };
 }

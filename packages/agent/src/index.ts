@@ -148,6 +148,30 @@ export { SKILL_TOOL_NAME, skill_tool, skills_prompt } from './skills/skill_tool.
 export type { Skill, SkillCatalog, SkillScope } from './skills/skill_types.js';
 export { format_skills } from './skills/skills_command.js';
 export { SKILL_IMPORTS, type SkillsSettings } from './skills/skills_schema.js';
+export {
+  git_state,
+  local_day,
+  type PromptEnvironment,
+  prompt_environment,
+} from './system_prompt/environment.js';
+export {
+  compose_system_prompt,
+  type PromptSurface,
+  prompt_tokens,
+  system_prompt_preview,
+  TOOL_GUIDANCE,
+} from './system_prompt/system_prompt.js';
+export { AGENT_TOOL_NAMES, AGENT_TOOLS } from './toolbox/agent_tools.js';
+export {
+  carry_todos,
+  read_todos,
+  render_todos,
+  TODO_STATUSES,
+  type TodoItem,
+  type TodoStatus,
+  todos_from_history,
+} from './toolbox/todo_list.js';
+export { todo_write_tool } from './toolbox/todo_write.js';
 export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
 export {
   type FolderTrust,

@@ -86,7 +86,8 @@ describe('SessionHost', () => {
     );
     const { host } = await host_with(chat, {
       config: {
-        context_window: 8_000,
+        // room for the system prompt and the tool definitions besides the history
+        context_window: 10_000,
         compression: { enabled: true, threshold: 0.5, keep_recent: 2 },
       },
     });
@@ -111,7 +112,7 @@ describe('SessionHost', () => {
     // triggered the compaction (the old gauge kept counting the history from before it)
     const compacted = gauges.filter((gauge) => gauge.compacted);
     expect(compacted.length).toBeGreaterThan(0);
-    for (const gauge of compacted) expect(gauge.tokens).toBeLessThan(4_000);
+    for (const gauge of compacted) expect(gauge.tokens).toBeLessThan(5_000);
   });
 
   it('says how commands run from the first session.info on, once known (C46)', async () => {

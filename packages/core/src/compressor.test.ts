@@ -139,6 +139,29 @@ describe('compress_messages', () => {
     expect(transcript).not.toContain('r2');
   });
 
+  it('appends what `carry` returns to the summary message; a throwing carry adds nothing', async () => {
+    const seen: number[] = [];
+    const carried = await compress_messages(history(), queued_chat([reply('summary')]), {
+      keep_recent: 3,
+      carry: (messages) => {
+        seen.push(messages.length);
+        return '<state>kept</state>';
+      },
+    });
+    if (!carried.ok) throw new Error(carried.error);
+    expect(seen).toEqual([9]);
+    expect(carried.summary).toBe('summary');
+    expect(carried.summary_message.content).toBe(`${SUMMARY_PREFIX}summary\n\n<state>kept</state>`);
+    const thrown = await compress_messages(history(), queued_chat([reply('summary')]), {
+      keep_recent: 3,
+      carry: () => {
+        throw new Error('broken');
+      },
+    });
+    if (!thrown.ok) throw new Error(thrown.error);
+    expect(thrown.summary_message.content).toBe(`${SUMMARY_PREFIX}summary`);
+  });
+
   it('clamps each message and the whole transcript', async () => {
     const messages = [system, first, say('a'.repeat(10_000)), ask('b'), say('c'), ask('d')];
     const chat = queued_chat([reply('short')]);

@@ -81,6 +81,12 @@ export interface CompressOptions {
   max_transcript_chars?: number;
   /** Upper bound of each message within that transcript (default 4 000 characters). */
   max_message_chars?: number;
+  /**
+   * State that must outlive the summary (a task list): called with the whole history, its text is
+   * appended to the summary message, so the model sees it again and a reader finds it there.
+   * A carry that throws or returns nothing adds nothing.
+   */
+  carry?: (messages: readonly Message[]) => string | undefined;
 }
 
 /** The outcome of `compress_messages`. On failure `messages` is the history as it was given. */
@@ -152,7 +158,16 @@ export async function compress_messages(
   if (summary === '') {
     return { ok: false, messages, error: 'the summary call returned no text', usage };
   }
-  const summary_message: UserMessage = { role: 'user', content: `${SUMMARY_PREFIX}${summary}` };
+  let carried: string | undefined;
+  try {
+    carried = options.carry?.(messages);
+  } catch {
+    carried = undefined;
+  }
+  const content = carried
+    ? `${SUMMARY_PREFIX}${summary}\n\n${carried}`
+    : `${SUMMARY_PREFIX}${summary}`;
+  const summary_message: UserMessage = { role: 'user', content };
   const compressed = [...messages.slice(0, plan.from), summary_message, ...messages.slice(plan.to)];
   return { ok: true, messages: compressed, ...plan, summary, summary_message, usage };
 }

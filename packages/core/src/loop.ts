@@ -46,6 +46,8 @@ export interface CompressionParams {
   threshold?: number;
   /** How many of the newest messages to keep (default 8). */
   keep_recent?: number;
+  /** State re-sent with the summary so it survives compression; see `CompressOptions.carry`. */
+  carry?: (messages: readonly Message[]) => string | undefined;
 }
 
 /** The settings of one run. */

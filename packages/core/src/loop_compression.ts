@@ -21,6 +21,7 @@ export interface CompressionSettings {
   definition_tokens: number;
   /** The running estimate of the history, so the per-turn check does not rescan it. */
   counter: TokenCounter;
+  carry?: (messages: readonly Message[]) => string | undefined;
 }
 
 /**
@@ -39,6 +40,7 @@ export function compression_settings(
     keep_recent: compression.keep_recent ?? DEFAULT_KEEP_RECENT,
     definition_tokens: gauge.definition_tokens,
     counter: gauge.counter,
+    ...(compression.carry === undefined ? {} : { carry: compression.carry }),
   };
 }
 
@@ -60,6 +62,7 @@ export async function compress_history(
   const done = await compress_messages(messages, chat, {
     keep_recent: settings.keep_recent,
     signal,
+    ...(settings.carry === undefined ? {} : { carry: settings.carry }),
     // Half the window, in characters at four per token, so the summary request itself fits.
     max_transcript_chars: Math.max(1_000, Math.floor(settings.context_window * 2)),
   });

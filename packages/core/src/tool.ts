@@ -4,8 +4,12 @@ import type { JsonSchema, ToolContext } from './types.js';
 /**
  * What a tool's `execute` may return: plain output, or an explicit outcome. `sandbox` says how a
  * command the tool ran was confined (`'bwrap'`, `'sandbox-exec'`, or `'none'` for unsandboxed).
+ * `untrusted` marks output that comes from outside (a web page), which a later step may treat as
+ * data only.
  */
-export type ToolOutput = string | { ok: boolean; output: string; error?: string; sandbox?: string };
+export type ToolOutput =
+  | string
+  | { ok: boolean; output: string; error?: string; sandbox?: string; untrusted?: boolean };
 
 /** The context every tool runs with: the work dir is always known, the signal always present. */
 export interface ToolRunContext extends ToolContext {

@@ -156,6 +156,8 @@ export interface ToolResult {
    * unsandboxed. Absent for tools that run no command.
    */
   sandbox?: string;
+  /** True when `output` holds content from outside (a web page): data, never instructions. */
+  untrusted?: boolean;
   duration_ms: number;
 }
 

@@ -86,6 +86,7 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
   const agent = new Agent({
     config: loaded.config,
     env: io.env,
+    surface: 'chat',
     on_warning: (text) => log({ level: 'warn', message: text }),
     // the work dir is the bot's: no checkpoints unless the platform's section asks for them
     checkpoints: settings.bus.checkpoints === true,

@@ -85,6 +85,7 @@ describe('Gemini schema mapping on the tools Lich offers', () => {
       'grep',
       'terminal',
       'run_tests',
+      'web_fetch',
     ]);
     expect(mcp.length).toBeGreaterThan(20);
   });

@@ -227,6 +227,10 @@ export const EVENT_TYPES: readonly EventType[] = [
   'compaction',
   'checkpoint.created',
   'session.rewound',
+  'todo.updated',
+  'plan.proposed',
+  'subagent.started',
+  'subagent.completed',
   'error',
 ];
 
@@ -249,7 +253,7 @@ export const PERMISSION_OPTIONS: readonly WirePermissionOption[] = [
 ];
 
 /** Every approval mode. */
-export const APPROVAL_MODES: readonly WireApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+export const APPROVAL_MODES: readonly WireApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** The notifications a server sends: only `event`. */
 export interface NotificationMap {

@@ -38,7 +38,7 @@ export type WireMessage =
   | { role: 'tool'; tool_call_id: string; name?: string; content: string; is_error?: boolean };
 
 /** How a session's tool calls are approved. */
-export type WireApprovalMode = 'default' | 'auto_edit' | 'yolo';
+export type WireApprovalMode = 'default' | 'auto_edit' | 'plan' | 'yolo';
 
 /** The answers a person can give to a permission request. */
 export type WirePermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -241,6 +241,33 @@ export interface EventPayloads {
     prompt: number;
   };
   'session.rewound': WireRewindOutcome;
+  /** The model wrote the session's task list (`todo_write`): the whole list, in order. */
+  'todo.updated': TurnScoped & {
+    items: { content: string; status: 'pending' | 'in_progress' | 'completed' }[];
+  };
+  /**
+   * A plan proposed in plan mode (`exit_plan_mode`), after its `permission.request`: answer that
+   * request with `permission.respond` (`allow_once`: approve, mode default; `allow_always`:
+   * approve, mode auto_edit; `reject_once` with a `note`: the changes wanted).
+   */
+  'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
+  /** A `task` call started a subagent: a child session of `parent_session_id`. */
+  'subagent.started': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    description: string;
+    subagent_type: string;
+  };
+  /** A subagent ended; its usage is counted in the parent session's. */
+  'subagent.completed': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    ok: boolean;
+    stopped_reason: string;
+    usage: WireUsage;
+  };
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
 

@@ -114,6 +114,83 @@ describe('lich serve over the real host, on WebSocket', () => {
     expect(listed.sessions.map((info) => info.session_id)).toContain(session.session_id);
   });
 
+  it('sends todo.updated after a todo_write call goes through', async () => {
+    const todos = [
+      { content: 'read the notes', status: 'in_progress' },
+      { content: 'answer', status: 'pending' },
+    ];
+    real.model.enqueue(
+      { tool_calls: [{ name: 'todo_write', arguments: { todos } }] },
+      { text: 'Planned.' },
+    );
+    const client = await connect();
+    const session = await client.request('session.new', { title: 'todo' });
+    const done = completed(client, session.session_id);
+    await client.subscribe(session.session_id, { after_seq: 0 });
+    await client.prompt(session.session_id, 'plan it');
+    const events = await done;
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('todo.updated')).toBe(types.indexOf('tool.end') + 1);
+    const updated = events.find((event) => event.type === 'todo.updated');
+    expect(updated?.payload).toMatchObject({ items: todos });
+  });
+
+  it('plan mode: a write is refused until the plan is approved over plan.proposed', async () => {
+    const write = {
+      name: 'write_file',
+      arguments: { path: 'notes.txt', content: 'after the plan' },
+    };
+    real.model.enqueue(
+      { tool_calls: [write] },
+      { tool_calls: [{ name: 'exit_plan_mode', arguments: { plan: '1. rewrite notes.txt' } }] },
+      { tool_calls: [write] },
+      { text: 'Done.' },
+    );
+    const client = await connect();
+    const session = await client.request('session.new', { title: 'plan', approval_mode: 'plan' });
+    expect(session.approval_mode).toBe('plan');
+    const notes = join(real.temp.path, 'work', 'notes.txt');
+    const seen: string[] = [];
+    client.on_event((event) => {
+      if (event.session_id !== session.session_id) return;
+      if (event.type === 'plan.proposed') {
+        seen.push(`plan: ${event.payload.plan}`);
+        // nothing was written while the session planned
+        void readFile(notes, 'utf8').then((text) => {
+          seen.push(`notes: ${text.trim()}`);
+          void client.request('permission.respond', {
+            request_id: event.payload.request_id,
+            option: 'allow_once',
+          });
+        });
+      } else if (event.type === 'permission.request' && event.payload.tool === 'write_file') {
+        seen.push('asked: write_file');
+        void client.request('permission.respond', {
+          request_id: event.payload.request_id,
+          option: 'allow_once',
+        });
+      }
+    });
+    const done = completed(client, session.session_id);
+    await client.subscribe(session.session_id, { after_seq: 0, can_approve: true });
+    await client.prompt(session.session_id, 'rewrite the notes');
+    const events = await done;
+    const first_write = events.find(
+      (event) => event.type === 'tool.end' && event.payload.name === 'write_file',
+    );
+    expect(first_write?.payload).toMatchObject({ ok: false });
+    expect(seen).toEqual([
+      'plan: 1. rewrite notes.txt',
+      'notes: hello from the notes',
+      'asked: write_file',
+    ]);
+    expect(await readFile(notes, 'utf8')).toBe('after the plan');
+    const modes = events.flatMap((event) =>
+      event.type === 'session.info' ? [event.payload.approval_mode] : [],
+    );
+    expect(modes.at(-1)).toBe('default');
+  });
+
   it('gives two clients on one session every event, the same and in order', async () => {
     real.model.enqueue({ text: 'one two three four five six', chunk_chars: 2, chunk_delay_ms: 2 });
     const first = await connect();

@@ -25,6 +25,8 @@ export interface SessionStartRecord extends RecordBase {
   work_dir: string;
   model: string;
   lich_version: string;
+  /** The session whose `task` tool started this one (a subagent), when it was started so. */
+  parent_session_id?: string;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface CreateSessionOptions {
   lich_version: string;
   /** The id to use; default a new sortable id (`new_session_id`). */
   id?: string;
+  /** The session that started this one (a subagent's parent), recorded in `session_start`. */
+  parent_session_id?: string;
   signal?: AbortSignal;
 }
 
@@ -202,6 +204,9 @@ export class SessionStore implements SessionStorage {
         work_dir: options.work_dir,
         model: options.model,
         lich_version: options.lich_version,
+        ...(options.parent_session_id === undefined
+          ? {}
+          : { parent_session_id: options.parent_session_id }),
       });
     } catch (error) {
       await handle.close();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { register_builtins, ToolRegistry } from './index.js';
 
 describe('builtins through @lich/tools', () => {
-  it('registers all eight builtins by importing the package, in DESIGN order', () => {
+  it('registers all nine builtins by importing the package, in DESIGN order', () => {
     const registry = new ToolRegistry();
     register_builtins(registry);
     expect(registry.names()).toEqual([
@@ -14,6 +14,7 @@ describe('builtins through @lich/tools', () => {
       'grep',
       'terminal',
       'run_tests',
+      'web_fetch',
     ]);
     for (const definition of registry.definitions()) {
       expect(definition.parameters.type).toBe('object');

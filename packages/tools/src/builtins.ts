@@ -8,6 +8,7 @@ import { grep_tool } from './grep/grep.js';
 import type { ToolRegistry } from './registry.js';
 import { terminal_tool } from './shell/terminal.js';
 import { run_tests_tool } from './tests/run_tests.js';
+import { web_fetch_tool } from './web/web_fetch.js';
 
 /**
  * The builtin tools, in the order the model is offered them (DESIGN.md's). The order never
@@ -23,6 +24,7 @@ export const BUILTIN_TOOLS: readonly Tool<unknown>[] = [
   grep_tool,
   terminal_tool,
   run_tests_tool,
+  web_fetch_tool,
 ] as readonly Tool<unknown>[];
 
 /** The names of `BUILTIN_TOOLS`, in the same order. */

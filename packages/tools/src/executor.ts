@@ -309,6 +309,7 @@ export class ToolExecutor implements ToolRunner {
     if (result.error !== undefined) clamped.error = truncate_text(String(result.error), 2_000);
     if (result.truncated) clamped.truncated = true;
     if (typeof result.sandbox === 'string') clamped.sandbox = result.sandbox;
+    if (result.untrusted === true) clamped.untrusted = true;
     if (output.length > this.max_output_chars) {
       clamped.output = truncate_text(output, this.max_output_chars);
       clamped.truncated = true;
@@ -417,5 +418,6 @@ function from_output(output: ToolOutput): Omit<ToolResult, 'duration_ms'> {
   if (output.error !== undefined) result.error = String(output.error);
   else if (!result.ok) result.error = result.output.split('\n', 1)[0] || 'failed';
   if (typeof output.sandbox === 'string') result.sandbox = output.sandbox;
+  if (output.untrusted === true) result.untrusted = true;
   return result;
 }

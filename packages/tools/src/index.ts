@@ -82,3 +82,22 @@ export {
   terminal_tool,
 } from './shell/terminal.js';
 export { run_tests_tool } from './tests/run_tests.js';
+export type { IpBytes } from './web/ip_ranges.js';
+export { ip_bytes, refused_range } from './web/ip_ranges.js';
+export type {
+  WebConnector,
+  WebConnectRequest,
+  WebConnectResponse,
+} from './web/web_connect.js';
+export { node_web_connector } from './web/web_connect.js';
+export type { WebFetchArgs, WebFetchOptions } from './web/web_fetch.js';
+export {
+  create_web_fetch_tool,
+  system_resolver,
+  WEB_FETCH_DEFAULT_CHARS,
+  WEB_FETCH_MAX_BYTES,
+  WEB_FETCH_MAX_REDIRECTS,
+  web_fetch_tool,
+} from './web/web_fetch.js';
+export type { ResolvedAddress, WebRefusal, WebResolver, WebTarget } from './web/web_target.js';
+export { check_web_target, parse_web_url } from './web/web_target.js';

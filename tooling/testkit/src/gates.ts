@@ -60,6 +60,30 @@ export function sandbox_gate(): Gate {
   return sandbox_gate_value;
 }
 
+let netns_gate_value: Gate | undefined;
+
+/**
+ * A network namespace with nothing but its own loopback (`unshare -n`, as root on Linux): what the
+ * tests that must never send a packet off the machine run in. Required where the sandbox is.
+ */
+export function netns_gate(): Gate {
+  if (netns_gate_value !== undefined) return netns_gate_value;
+  const required = process.env.LICH_REQUIRE_SANDBOX === '1';
+  const what = 'a network namespace (unshare -n)';
+  if (process.platform !== 'linux') {
+    netns_gate_value = { ok: false, what, reason: `none on ${process.platform}`, required };
+    return netns_gate_value;
+  }
+  const tried = run('unshare', ['-n', 'true']);
+  netns_gate_value = {
+    ok: tried.ok,
+    what,
+    reason: tried.ok ? '' : `unshare -n cannot start here (root needed): ${tried.text}`,
+    required,
+  };
+  return netns_gate_value;
+}
+
 const service_gates = new Map<string, Gate>();
 
 /**

@@ -22,7 +22,7 @@ const ACP_OPTIONS = {
   trust: { type: 'boolean' },
 } as const;
 
-const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** The approval mode of new sessions from `--yolo` / `--approval-mode`; absent: the config's. */
 async function approval_flag(values: ParsedValues): Promise<ApprovalMode | undefined> {
@@ -77,6 +77,7 @@ function host_factory(
       trusted: await resolve_folder_trust(context, config, values.trust === true),
       tools: setup.tools,
       lich_version: version(),
+      surface: 'editor',
       on_warning: (text) => context.warn(text),
     });
     return create_session_host({

@@ -69,6 +69,16 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
     const verb = trust.state === 'trusted' ? 'runs' : 'held back';
     context.io.stdout.write(`${''.padEnd(width)}  ${context.out.dim(`${verb}:`)} ${line}\n`);
   }
+  const agent = await import('@lich/agent');
+  const { config } = loaded;
+  const preview = agent.system_prompt_preview(
+    config,
+    { is_default: config.system_prompt === agent.DEFAULT_SYSTEM_PROMPT },
+    agent.prompt_environment({ work_dir: config.work_dir }),
+  );
+  context.io.stdout.write(
+    `${context.out.dim(`the system prompt: ~${preview.tokens} tokens before AGENTS.md (the terminal's)`)}\n`,
+  );
   if (loaded.config.providers.length === 0) {
     context.say(
       context.err.yellow(

@@ -17,7 +17,7 @@ export const TUI_OPTIONS = {
   connect: { type: 'boolean' },
 } as const;
 
-const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** How long a leaving TUI lets the process wind down before it exits regardless. */
 const EXIT_WATCHDOG_MS = 1500;

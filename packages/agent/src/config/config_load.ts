@@ -193,6 +193,7 @@ function finish_config(
     hooks,
     prices: data.prices,
     budget: data.budget,
+    subagents: data.subagents,
   };
   return deep_freeze(config);
 }

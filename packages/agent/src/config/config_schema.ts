@@ -17,6 +17,11 @@ import {
   type PermissionsSettings,
 } from '../permissions/permissions_schema.js';
 import { DEFAULT_SKILLS, SKILLS_SCHEMA, type SkillsSettings } from '../skills/skills_schema.js';
+import {
+  DEFAULT_SUBAGENTS,
+  SUBAGENTS_SCHEMA,
+  type SubagentsSettings,
+} from '../toolbox/subagents_schema.js';
 import { base_url_problem } from './base_url_check.js';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 
@@ -166,7 +171,7 @@ export const SANDBOX_SCHEMA = z
       .union([z.boolean(), z.array(z.string().min(1))])
       .default(false)
       .describe(
-        'false: no network for commands; true: the network; a list (host, *.domain, host:port): only these hosts, through a proxy in HTTPS_PROXY.',
+        'false: no network for commands; true: the network; a list (host, *.domain, host:port): only these hosts, through a proxy in HTTPS_PROXY. web_fetch reaches a listed host even at a private address, and its listed port.',
       ),
     writable: z
       .array(z.string().min(1))
@@ -271,6 +276,7 @@ export const CONFIG_SHAPE = {
   hooks: HOOKS_SCHEMA.default({}),
   prices: PRICES_SCHEMA.default({}),
   budget: BUDGET_SCHEMA.default({}),
+  subagents: SUBAGENTS_SCHEMA.default({ ...DEFAULT_SUBAGENTS }),
 } as const;
 
 /** A config file: every key optional, `$schema` allowed. Unknown keys are stripped (and warned). */
@@ -336,6 +342,8 @@ export interface AgentConfig {
   readonly prices: Readonly<PricesConfig>;
   /** Spending limits; none by default. */
   readonly budget: Readonly<BudgetConfig>;
+  /** What the `task` tool's subagents may do. */
+  readonly subagents: Readonly<SubagentsSettings>;
 }
 
 /** The top-level keys of the configuration, in display order. */

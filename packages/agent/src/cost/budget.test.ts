@@ -191,6 +191,8 @@ describe('budgets', () => {
       providers: PROVIDERS,
       prices: PRICES,
       budget: { day_usd: 3 },
+      // the one tool the script calls: the worst case of a call stays near $1
+      tools_enabled: ['read_file'],
     });
     const first_chat = fake_chat(
       tool_turns(3).concat([

@@ -1,7 +1,7 @@
 import { SessionHostError } from './session_host_error.js';
 import type { ApprovalMode } from './session_host_types.js';
 
-const APPROVAL_MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'yolo'];
+const APPROVAL_MODES: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
 /** `value` when it is a string with something in it; else an `invalid_argument` error. */
 export function text_argument(value: unknown, name: string): string {

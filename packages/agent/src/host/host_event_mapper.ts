@@ -1,4 +1,5 @@
 import type { AgentEvent, Usage } from '@lich/core';
+import { read_todos, TODO_TOOL } from '../toolbox/todo_list.js';
 import type { DeltaKind } from './delta_coalescer.js';
 import type { HostEventPayloads, HostEventType } from './session_host_types.js';
 
@@ -14,6 +15,18 @@ export interface TurnSink {
    * publishes `usage.update`.
    */
   usage(usage: Usage | undefined, provider?: string, model?: string): void;
+}
+
+/** Publishes `todo.updated` for a `todo_write` call that went through. */
+function publish_todos(raw: string, sink: TurnSink): void {
+  let args: unknown;
+  try {
+    args = JSON.parse(raw);
+  } catch {
+    return;
+  }
+  const read = read_todos(args);
+  if ('items' in read) sink.publish('todo.updated', { turn_id: sink.turn_id, items: read.items });
 }
 
 function parsed_args(raw: string, parsed: unknown): unknown {
@@ -66,6 +79,7 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
         duration_ms: result.duration_ms,
         ...(typeof sandboxed === 'boolean' ? { sandboxed } : {}),
       });
+      if (event.call.name === TODO_TOOL && result.ok) publish_todos(event.call.arguments, sink);
       return;
     }
     case 'steer':

@@ -9,6 +9,7 @@ import {
   TITLE_LIMIT,
 } from '@lich/session';
 import type { Agent } from '../agent.js';
+import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
 import { map_agent_event, type TurnSink } from './host_event_mapper.js';
 import { SessionEventStream } from './session_event_stream.js';
@@ -390,6 +391,15 @@ export class LiveSession {
           ...this.#init.tool_context?.(this, turn_id),
           session_id: this.id,
           turn_id,
+          // children show as events of this session, and their usage counts in it
+          [SUBAGENT_EVENTS_FIELD]: (event: SubagentEvent) => {
+            const { type, ...rest } = event;
+            if (event.type === 'completed') sink.usage(event.usage);
+            this.publish(type === 'started' ? 'subagent.started' : 'subagent.completed', {
+              turn_id,
+              ...rest,
+            } as never);
+          },
         },
         on_checkpoint: (mark) => {
           const prompts = this.handle?.state.prompts ?? [];

@@ -10,6 +10,7 @@ import { call_preview } from '../permissions/call_preview.js';
 import { PERMISSION_GATE_FIELD } from '../permissions/permission_gate.js';
 import type { PermissionRequests } from '../permissions/permission_requests.js';
 import { session_permission_gate } from '../permissions/session_permission_gate.js';
+import { APPROVAL_MODE_FIELD } from '../toolbox/exit_plan_mode.js';
 import { DEFAULT_COALESCE_MS } from './delta_coalescer.js';
 import type { HostStorage } from './host_storage.js';
 import { LiveSession } from './live_session.js';
@@ -122,7 +123,12 @@ export class LiveSessions {
           handle: live.handle,
           on_warning: warn,
           preview: call_preview(agent.registry, agent.config.work_dir),
+          set_mode: (mode) => {
+            live.approval_mode = mode;
+            live.touch();
+          },
         }),
+        [APPROVAL_MODE_FIELD]: () => live.approval_mode,
       }),
       ...(options.history_limit === undefined ? {} : { history_limit: options.history_limit }),
       now: this.#init.now,

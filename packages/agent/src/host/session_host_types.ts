@@ -7,9 +7,10 @@
  */
 import type { AssistantMessage, Message, ToolPreview, Usage } from '@lich/core';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
+import type { TodoItem } from '../toolbox/todo_list.js';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
-export type ApprovalMode = 'default' | 'auto_edit' | 'yolo';
+export type ApprovalMode = 'default' | 'auto_edit' | 'plan' | 'yolo';
 
 /** The answers a person can give to a permission request. */
 export type PermissionOption = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
@@ -181,6 +182,35 @@ export interface HostEventPayloads {
   };
   /** The session was rewound (or a rewind redone): a client refetches `history`. */
   'session.rewound': RewindOutcome;
+  /** The model wrote the session's task list (`todo_write`): the whole list, in order. */
+  'todo.updated': TurnScoped & { items: TodoItem[] };
+  /**
+   * The model proposed a plan in plan mode (`exit_plan_mode`). It comes right after the
+   * `permission.request` it belongs to; answer that request: `allow_once` approves (mode
+   * `default`), `allow_always` approves (mode `auto_edit`), a rejection with a `note` sends the
+   * user's changes back to the model.
+   */
+  'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
+  /**
+   * A `task` call started a subagent: a child session (`session_id`, null when not recorded) of
+   * `parent_session_id`. Its own events are its session's; subscribe to it to follow it.
+   */
+  'subagent.started': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    description: string;
+    subagent_type: string;
+  };
+  /** A subagent ended; its usage is part of this session's from now on. */
+  'subagent.completed': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    ok: boolean;
+    stopped_reason: string;
+    usage: Usage;
+  };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };
 }
@@ -207,6 +237,10 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'compaction',
   'checkpoint.created',
   'session.rewound',
+  'todo.updated',
+  'plan.proposed',
+  'subagent.started',
+  'subagent.completed',
   'error',
 ];
 

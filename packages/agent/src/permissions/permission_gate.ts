@@ -6,6 +6,7 @@ import {
   PERMISSION_OPTIONS,
   type PermissionOption,
 } from '../host/session_host_types.js';
+import { EXIT_PLAN_TOOL } from '../toolbox/exit_plan_mode.js';
 import type { PermissionPolicy, PolicyDecision, RememberedAnswers } from './permission_policy.js';
 import { parse_rule, tool_kind } from './permission_rules.js';
 
@@ -70,7 +71,15 @@ export interface PermissionGateOptions {
   preview?: (tool: string, args: unknown, signal: AbortSignal) => Promise<ToolPreview | undefined>;
   /** Hears a rule that could not be persisted. */
   on_warning?: (text: string) => void;
+  /**
+   * Moves the session to another approval mode: called when the user approves a plan
+   * (`exit_plan_mode` in plan mode), with `default` (`allow_once`) or `auto_edit` (`allow_always`).
+   */
+  set_mode?: (mode: ApprovalMode) => void;
 }
+
+const PLAN_MODE_REFUSAL =
+  'Only read-only tools run in plan mode, until the user approves a plan. Look around as much as you need, then call exit_plan_mode with your plan.';
 
 /** What a gate says of one call: `reason` for the model, `summary` a few words for people. */
 export type GateVerdict = { ok: true } | { ok: false; reason: string; summary?: string };
@@ -132,9 +141,19 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         };
       }
       const rule = verdict.rule === undefined ? {} : { rule: verdict.rule };
+      const plan = tool === EXIT_PLAN_TOOL && options.mode() === 'plan';
       if (verdict.decision === 'allow') {
         decide({ ...base, decision: 'allow', source: verdict.source, ...rule });
+        if (plan) options.set_mode?.('default');
         return { ok: true };
+      }
+      if (verdict.decision === 'deny' && verdict.source === 'mode') {
+        decide({ ...base, decision: 'deny', source: 'mode' });
+        return {
+          ok: false,
+          reason: `${title} was not run: the session is in plan mode. ${PLAN_MODE_REFUSAL}`,
+          summary: 'refused in plan mode',
+        };
       }
       if (verdict.decision === 'deny') {
         decide({ ...base, decision: 'deny', source: verdict.source, ...rule });
@@ -179,7 +198,8 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
       }
       const option = signal.aborted ? 'cancelled' : answer.option;
       const allowed = option === 'allow_once' || option === 'allow_always';
-      if (option === 'allow_always' || option === 'reject_always') {
+      // a plan is approved or not once: nothing about it is remembered
+      if (!plan && (option === 'allow_always' || option === 'reject_always')) {
         const remembered_rule = policy.rule_for(tool, args);
         const effect = option === 'allow_always' ? 'allow' : 'deny';
         options.remembered[effect].push(parse_rule(remembered_rule));
@@ -200,7 +220,20 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
         ...rule,
         ...(note === '' ? {} : { note }),
       });
-      if (allowed) return { ok: true };
+      if (allowed) {
+        if (plan) options.set_mode?.(option === 'allow_always' ? 'auto_edit' : 'default');
+        return { ok: true };
+      }
+      if (plan && option !== 'cancelled') {
+        return {
+          ok: false,
+          summary: note === '' ? 'plan not approved' : `plan not approved: ${note}`,
+          reason:
+            note === ''
+              ? 'The user did not approve the plan. Stay in plan mode and ask the user what to change.'
+              : `The user did not approve the plan and said: ${note}\nStay in plan mode: revise the plan, then call exit_plan_mode again.`,
+        };
+      }
       const always =
         option === 'reject_always' ? ' (and every such call for the rest of this session)' : '';
       return {

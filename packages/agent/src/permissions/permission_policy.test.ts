@@ -79,6 +79,53 @@ describe('PermissionPolicy', () => {
     expect(policy.rule_for('git_commit', { message: 'x' })).toBe('git_commit');
   });
 
+  it('asks before web_fetch, and web_fetch(domain:…) rules allow a domain', () => {
+    const policy = new PermissionPolicy(
+      { allow: ['web_fetch(domain:docs.python.org)', 'web_fetch(domain:*.nodejs.org)'] },
+      WORK,
+    );
+    const fetch = (url: string) => policy.decide('web_fetch', { url }, 'auto_edit').decision;
+    expect(
+      new PermissionPolicy(undefined, WORK).decide('web_fetch', { url: 'https://a.b/' }, 'default')
+        .decision,
+    ).toBe('ask');
+    expect(fetch('https://docs.python.org/3/library/')).toBe('allow');
+    expect(fetch('https://DOCS.python.org./3/')).toBe('allow');
+    expect(fetch('https://docs.python.org.evil.example/')).toBe('ask');
+    expect(fetch('https://evil.example/?docs.python.org')).toBe('ask');
+    expect(fetch('https://api.nodejs.org/x')).toBe('allow');
+    expect(fetch('https://nodejs.org/x')).toBe('ask');
+    expect(fetch('not a url')).toBe('ask');
+    expect(policy.rule_for('web_fetch', { url: 'https://pypi.org/simple/x' })).toBe(
+      'web_fetch(domain:pypi.org)',
+    );
+    expect(policy.title('web_fetch', { url: 'https://pypi.org/a' })).toBe(
+      'web_fetch: domain:pypi.org',
+    );
+  });
+
+  it('plan mode: reads run, the plan is asked, everything else is refused whatever allows it', () => {
+    const policy = new PermissionPolicy(
+      {
+        allow: ['write_file', 'terminal(ls*)', 'web_fetch(domain:a.example)'],
+        deny: ['read_file(.env)'],
+      },
+      WORK,
+    );
+    const decide = (tool: string, args: unknown) => policy.decide(tool, args, 'plan');
+    expect(decide('read_file', { path: 'a.ts' })).toEqual({ decision: 'allow', source: 'mode' });
+    expect(decide('read_file', { path: '.env' }).decision).toBe('deny');
+    expect(decide('todo_write', { todos: [] }).decision).toBe('allow');
+    expect(decide('exit_plan_mode', { plan: 'x' })).toEqual({ decision: 'ask', source: 'mode' });
+    expect(decide('write_file', { path: 'a.ts' })).toEqual({ decision: 'deny', source: 'mode' });
+    expect(decide('terminal', { command: 'ls' })).toEqual({ decision: 'deny', source: 'mode' });
+    expect(decide('mcp_x_y', {}).decision).toBe('deny');
+    expect(decide('web_fetch', { url: 'https://a.example/' }).decision).toBe('allow');
+    expect(decide('web_fetch', { url: 'https://b.example/' }).decision).toBe('ask');
+    // outside plan mode there is nothing to approve
+    expect(policy.decide('exit_plan_mode', { plan: 'x' }, 'default').decision).toBe('allow');
+  });
+
   it('refuses a bad rule when built', () => {
     expect(() => new PermissionPolicy({ allow: ['terminal(oops'] }, WORK)).toThrow(
       /not a permission rule/,

@@ -1,4 +1,5 @@
 import type { ApprovalMode } from '../host/session_host_types.js';
+import { EXIT_PLAN_TOOL } from '../toolbox/exit_plan_mode.js';
 import {
   escape_pattern,
   type PermissionRule,
@@ -7,6 +8,7 @@ import {
   rule_argument,
   rule_matches,
   tool_kind,
+  URL_TOOLS,
 } from './permission_rules.js';
 
 /** The `permissions` key of the config. */
@@ -51,6 +53,10 @@ function one_line(text: string, limit: number): string {
  * 2. a `reject_always` answer of the session matches → deny; an `allow_always` one → allow;
  * 3. an `ask` rule matches → ask (`yolo`: allow);
  * 4. an `allow` rule matches → allow;
+ * In `plan` mode, after the deny rules and before everything else: reads (and `todo_write`) are
+ * allowed, `exit_plan_mode` is asked (it shows the plan), `web_fetch` is judged as in `default`,
+ * and every other call is denied by the mode (`source: 'mode'`), whatever an allow rule or a
+ * remembered answer says: nothing changes until the user approved a plan.
  * 5. the mode: `yolo` allows everything; reads (`read_file`, `list_dir`, `glob`, `grep`) are
  *    allowed in every mode; file edits (`write_file`, `edit_file`) are allowed in `auto_edit`
  *    and asked in `default`; every other tool (`terminal`, `run_tests`, MCP and plugin tools) is
@@ -85,6 +91,14 @@ export class PermissionPolicy {
   ): PolicyDecision {
     const denied = this.#first(this.#rules.deny, 'deny', tool, args);
     if (denied) return { decision: 'deny', source: 'rule', rule: denied.text };
+    if (mode === 'plan') {
+      if (tool === EXIT_PLAN_TOOL) return { decision: 'ask', source: 'mode' };
+      if (tool_kind(tool) === 'read') return { decision: 'allow', source: 'mode' };
+      if (!URL_TOOLS.has(tool)) return { decision: 'deny', source: 'mode' };
+      return this.decide(tool, args, 'default', remembered);
+    }
+    // outside plan mode there is no plan to approve: the tool says so
+    if (tool === EXIT_PLAN_TOOL) return { decision: 'allow', source: 'mode' };
     const rejected = this.#first(remembered.deny, 'deny', tool, args);
     if (rejected) return { decision: 'deny', source: 'session', rule: rejected.text };
     const kept = this.#first(remembered.allow, 'allow', tool, args);
@@ -103,6 +117,7 @@ export class PermissionPolicy {
 
   /** One line for a person: `terminal: git push`, `write_file: docs/a.md`, `mcp_x_y {"q":1}`. */
   title(tool: string, args: unknown): string {
+    if (tool === EXIT_PLAN_TOOL) return `${tool}: approve the plan and leave plan mode`;
     const argument = rule_argument(tool, args, this.work_dir);
     if (argument !== undefined) return `${tool}: ${one_line(argument, 200)}`;
     let text = '';

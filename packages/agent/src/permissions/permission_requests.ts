@@ -1,5 +1,6 @@
 import type { LiveSession } from '../host/live_session.js';
 import type { PermissionOption } from '../host/session_host_types.js';
+import { EXIT_PLAN_TOOL } from '../toolbox/exit_plan_mode.js';
 import type { Approver, PermissionAnswer, PermissionRequest } from './permission_gate.js';
 
 interface Pending {
@@ -69,6 +70,15 @@ export class PermissionRequests {
         ...(request.preview === undefined ? {} : { preview: request.preview }),
         options: request.options,
       });
+      if (request.tool === EXIT_PLAN_TOOL) {
+        const plan = (request.args as { plan?: unknown } | null)?.plan;
+        live.publish('plan.proposed', {
+          turn_id,
+          request_id: request.request_id,
+          tool_call_id: request.tool_call_id,
+          plan: typeof plan === 'string' ? plan : '',
+        });
+      }
       if (signal.aborted) {
         on_abort();
         return;

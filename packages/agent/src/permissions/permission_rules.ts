@@ -14,11 +14,17 @@ export const READ_TOOLS: ReadonlySet<string> = new Set([
   'glob',
   'grep',
   'skill',
+  // changes nothing but the session's own task list
+  'todo_write',
+  // starts a subagent, whose every call goes through this same policy and mode
+  'task',
 ]);
 /** Tools that change files: allowed from `auto_edit` on. */
 export const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 /** Tools whose rule argument is the command they run. */
 export const COMMAND_TOOLS: ReadonlySet<string> = new Set(['terminal', 'run_tests']);
+/** Tools whose rule argument is `domain:<host>` of the URL they fetch. */
+export const URL_TOOLS: ReadonlySet<string> = new Set(['web_fetch']);
 /** Tools whose rule argument is the path they work on. */
 export const PATH_TOOLS: ReadonlySet<string> = new Set([
   'read_file',
@@ -133,9 +139,26 @@ export function rule_path(path: string, work_dir: string): string | null {
   return inside.split(sep).join('/');
 }
 
-/** The argument rules match for a call: the command, the path, or undefined (bare names only). */
+/**
+ * `domain:<host>` of a URL as the WHATWG parser reads it (lower case, IPv6 without brackets), or
+ * `domain:` when it is no URL, which no domain rule but `domain:*` matches.
+ */
+export function url_domain(url: unknown): string {
+  try {
+    const host = new URL(String(url)).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    return `domain:${host.toLowerCase()}`;
+  } catch {
+    return 'domain:';
+  }
+}
+
+/**
+ * The argument rules match for a call: the command, the path, `domain:<host>`, or undefined (bare
+ * names only).
+ */
 export function rule_argument(tool: string, args: unknown, work_dir: string): string | undefined {
   const fields = typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {};
+  if (URL_TOOLS.has(tool)) return url_domain(fields.url);
   if (COMMAND_TOOLS.has(tool)) {
     return typeof fields.command === 'string' ? normalise_command(fields.command) : '';
   }
@@ -156,6 +179,8 @@ export function rule_argument(tool: string, args: unknown, work_dir: string): st
  *   (split at `;`, `&&`, `||`, `|`, `&`, newlines) matches and the line has no redirection,
  *   substitution or subshell; a deny or ask rule covers a line when the whole line or any of its
  *   simple commands matches;
+ * - `web_fetch(p)`: `p` is matched against `domain:<host>` of the URL (`domain:docs.python.org`,
+ *   `domain:*.python.org`), `*` standing for any text;
  * - path tools (`read_file`, `write_file`, `edit_file`, `list_dir`, `glob`, `grep`): `p` is a
  *   glob over the path relative to the work dir (`*` within a folder, `**` across folders,
  *   `docs/**` covering `docs` too); an allow rule never covers a path outside the work dir;
@@ -173,6 +198,7 @@ export function rule_matches(
   if (rule.pattern === undefined) return true;
   const argument = rule_argument(tool, args, work_dir);
   if (argument === undefined) return false;
+  if (URL_TOOLS.has(tool)) return compiled_pattern(rule, rule.pattern, 'command').test(argument);
   if (COMMAND_TOOLS.has(tool)) {
     const pattern = compiled_pattern(rule, rule.pattern, 'command');
     const { parts, opaque } = command_parts(argument);

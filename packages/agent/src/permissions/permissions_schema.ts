@@ -22,10 +22,10 @@ const RULES = z
 export const PERMISSIONS_SCHEMA = z
   .object({
     mode: z
-      .enum(['default', 'auto_edit', 'yolo'])
+      .enum(['default', 'auto_edit', 'plan', 'yolo'])
       .optional()
       .describe(
-        'default: reads run, edits and commands ask; auto_edit: edits run too; yolo: everything runs (deny rules, the hardline list and the path guard still apply). Absent: lich asks on a terminal and runs everything off one; lich serve, acp and the TUI use default.',
+        'default: reads run, edits and commands ask; auto_edit: edits run too; plan: only reads run until the user approves a plan (exit_plan_mode); yolo: everything runs (deny rules, the hardline list and the path guard still apply). Absent: lich asks on a terminal and runs everything off one; lich serve, acp and the TUI use default.',
       ),
     allow: RULES.describe(
       'Calls that run without asking: a tool name, or tool(pattern) as in terminal(git status*), write_file(docs/**).',

@@ -23,6 +23,8 @@ export interface SessionGateOptions {
   on_decision?: (decision: PermissionDecision) => void;
   /** What a call would do, shown with the question (`call_preview`). */
   preview?: PermissionGateOptions['preview'];
+  /** Moves the session to another mode (an approved plan). */
+  set_mode?: PermissionGateOptions['set_mode'];
 }
 
 /**
@@ -39,6 +41,7 @@ export function session_permission_gate(options: SessionGateOptions): Permission
     approver: options.approver,
     on_warning: options.on_warning,
     ...(options.preview === undefined ? {} : { preview: options.preview }),
+    ...(options.set_mode === undefined ? {} : { set_mode: options.set_mode }),
     persist: (effect, rule) => persist_permission_rule(options.policy.work_dir, effect, rule),
     on_decision: (decision) => {
       options.on_decision?.(decision);
