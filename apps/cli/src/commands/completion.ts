@@ -1,13 +1,9 @@
 import {
-  AGENT_OPTIONS,
-  CONTINUE_OPTIONS,
-  type OptionTable,
-  OUTPUT_OPTIONS,
   parse_command_args,
 } from '../args.js';
 import type { Command } from '../context.js';
 import { EXIT } from '../exit_codes.js';
-import { COMMANDS, help_text } from '../help.js';
+import { help_text } from '../help.js';
 import { UsageError } from '../usage_error.js';
 
 /** The shells `lich completion` writes a script for. */

@@ -4,10 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync,
   constants,
   fstatSync,
-  openSync,
   readlinkSync,
   realpathSync,
   type Stats,
@@ -20,7 +18,6 @@ import {
   error_text,
   type GuardedPath,
   PathGuardError,
-  real_work_dir,
   require_in_work_dir,
   require_in_work_dir_sync,
 } from './guard.js';
