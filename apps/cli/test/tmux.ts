@@ -136,3 +136,36 @@ export async function wait_for_file(file: string, what: string, timeout_ms = 20_
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** How `start_lich` runs the built `lich` in a terminal. */
+export interface LichInTerminal {
+  /** The built bin (`BIN` of the helpers). */
+  bin: string;
+  /** The whole environment lich sees (`env -i`): nothing of the test process leaks in. */
+  env: Record<string, string>;
+  args?: readonly string[];
+  cwd: string;
+  /** Where the exit code is written when lich ends; absent: not written. */
+  code_file?: string;
+  columns?: number;
+  rows?: number;
+  /** The shell stays a while after lich ends: tmux blanks a dead pane, so what lich left can be read. */
+  linger?: boolean;
+}
+
+/** Starts the built `lich` in `terminal`, with exactly `env`, and its exit code going to `code_file`. */
+export async function start_lich(terminal: TmuxTerminal, options: LichInTerminal): Promise<void> {
+  const assignments = Object.entries(options.env).map(
+    ([name, value]) => `${name}=${sh_quote(value)}`,
+  );
+  const lich = [process.execPath, options.bin, ...(options.args ?? [])].map(sh_quote).join(' ');
+  const code = options.code_file === undefined ? '' : `; echo $? > ${sh_quote(options.code_file)}`;
+  await terminal.start(
+    `env -i ${assignments.join(' ')} ${lich}${code}${options.linger ? '; sleep 20' : ''}`,
+    {
+      cwd: options.cwd,
+      columns: options.columns ?? 100,
+      rows: options.rows ?? 30,
+    },
+  );
+}

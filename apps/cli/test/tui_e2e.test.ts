@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, make_sandbox, openai_env, type Sandbox } from './helpers.js';
-import { sh_quote, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
+import { start_lich as start_lich_in, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
 
 const TMUX = await tmux_or_skip();
 
@@ -40,10 +40,15 @@ async function start_lich(args: readonly string[]): Promise<string> {
     TERM: 'xterm-256color',
     LICH_CODE_CACHE_DIR: join(sandbox.temp.path, 'code-cache'),
   };
-  const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
-  const lich = [process.execPath, BIN, ...args].map(sh_quote).join(' ');
-  const command = `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}`;
-  await terminal.start(command, { cwd: sandbox.work_dir, columns: 100, rows: 30 });
+  await start_lich_in(terminal, {
+    bin: BIN,
+    env,
+    args,
+    cwd: sandbox.work_dir,
+    code_file,
+    columns: 100,
+    rows: 30,
+  });
   return code_file;
 }
 

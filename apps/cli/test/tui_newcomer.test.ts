@@ -13,7 +13,7 @@ import {
   sandbox_and_server_each,
   session_files,
 } from './helpers.js';
-import { sh_quote, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
+import { start_lich, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
 
 const TMUX = await tmux_or_skip();
 
@@ -25,16 +25,15 @@ sandbox_and_server_each((made) => ({ sandbox, server } = made));
 async function start(terminal: TmuxTerminal, args: readonly string[]): Promise<string> {
   const code_file = join(sandbox.temp.path, 'exit_code');
   const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' };
-  const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
-  const lich = [process.execPath, BIN, ...args].map(sh_quote).join(' ');
-  await terminal.start(
-    `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}`,
-    {
-      cwd: sandbox.work_dir,
-      columns: 100,
-      rows: 30,
-    },
-  );
+  await start_lich(terminal, {
+    bin: BIN,
+    env,
+    args,
+    cwd: sandbox.work_dir,
+    code_file,
+    columns: 100,
+    rows: 30,
+  });
   return code_file;
 }
 

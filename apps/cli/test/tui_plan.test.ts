@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FakeServer } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { BIN, openai_env, type Sandbox, sandbox_and_server_each } from './helpers.js';
-import { sh_quote, TmuxTerminal, tmux_or_skip } from './tmux.js';
+import { start_lich, TmuxTerminal, tmux_or_skip } from './tmux.js';
 
 const TMUX = await tmux_or_skip();
 
@@ -31,13 +31,11 @@ describe.skipIf(TMUX.skip)(`plan mode in lich tui${TMUX.reason}`, () => {
         { text: 'Rewritten.' },
       );
       const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' };
-      const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
-      const lich = [process.execPath, BIN, 'tui', '--approval-mode', 'plan']
-        .map(sh_quote)
-        .join(' ');
-      await terminal.start(`env -i ${assignments.join(' ')} ${lich}`, {
+      await start_lich(terminal, {
+        bin: BIN,
+        env,
+        args: ['tui', '--approval-mode', 'plan'],
         cwd: sandbox.work_dir,
-        columns: 100,
         rows: 40,
       });
       await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FakeServer } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { BIN, openai_env, type Sandbox, sandbox_and_server_each } from './helpers.js';
-import { sh_quote, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
+import { start_lich, TmuxTerminal, tmux_or_skip, wait_for_file } from './tmux.js';
 
 const TMUX = await tmux_or_skip();
 
@@ -28,13 +28,17 @@ async function start(
   starts += 1;
   const code_file = join(sandbox.temp.path, `exit_code_${starts}`);
   const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color', ...extra_env };
-  const assignments = Object.entries(env).map(([name, value]) => `${name}=${sh_quote(value)}`);
-  const lich = [process.execPath, BIN, ...args].map(sh_quote).join(' ');
-  await terminal.start(
-    // the shell stays a while after lich: tmux blanks a dead pane, and what lich left is read
-    `env -i ${assignments.join(' ')} ${lich}; echo $? > ${sh_quote(code_file)}; sleep 20`,
-    { cwd: sandbox.work_dir, columns, rows: 30 },
-  );
+  // the shell stays a while after lich: tmux blanks a dead pane, and what lich left is read
+  await start_lich(terminal, {
+    bin: BIN,
+    env,
+    args,
+    cwd: sandbox.work_dir,
+    code_file,
+    columns,
+    rows: 30,
+    linger: true,
+  });
   return code_file;
 }
 

@@ -1,6 +1,4 @@
-import {
-  parse_command_args,
-} from '../args.js';
+import { parse_command_args } from '../args.js';
 import type { Command } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';

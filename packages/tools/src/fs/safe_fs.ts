@@ -3,14 +3,7 @@
  * and the operation cannot redirect it outside the work dir.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  constants,
-  fstatSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from 'node:fs';
+import { constants, fstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
