@@ -58,6 +58,7 @@ import {
   type RememberedAnswers,
   remembered_answers,
 } from './permissions/permission_policy.js';
+import { tool_kind } from './permissions/permission_rules.js';
 import { session_permission_gate } from './permissions/session_permission_gate.js';
 import { tool_allowed } from './permissions/tool_allowlist.js';
 import { session_store_of } from './session_store_of.js';
@@ -612,6 +613,9 @@ export class Agent {
         compression: { ...config.compression, carry: carry_todos },
         ...(options.take_steering === undefined ? {} : { take_steering: options.take_steering }),
         ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
+        // reads (and fetches, and subagents) run at once; a write or a command makes the turn's
+        // calls run in order, as the model wrote them
+        concurrent_tool: (name: string) => tool_kind(name) === 'read' || name === 'web_fetch',
       };
       const outcome = await continue_while_stop_hooks_block(
         this.hooks,

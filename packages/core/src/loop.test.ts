@@ -176,6 +176,38 @@ describe('run_conversation', () => {
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
+  it('runs a turn in order when one of its calls may not run alongside the others', async () => {
+    const order: string[] = [];
+    const slow = (name: string) => async () => {
+      order.push(`${name} start`);
+      await next_turn();
+      order.push(`${name} end`);
+      return name;
+    };
+    const run = (calls: [string, string, object][]) =>
+      run_conversation(
+        {
+          chat: queued_chat([call_tools(...calls), reply('done')]),
+          tools: recording_runner({ read: slow('read'), write: slow('write') }),
+          definitions: definitions('read', 'write'),
+        },
+        ASK,
+        { max_turns: 3, concurrent_tool: (name) => name === 'read' },
+      );
+    await run([
+      ['1', 'write', {}],
+      ['2', 'read', {}],
+    ]);
+    expect(order).toEqual(['write start', 'write end', 'read start', 'read end']);
+    order.length = 0;
+    // reads alone still run at once
+    await run([
+      ['1', 'read', {}],
+      ['2', 'read', {}],
+    ]);
+    expect(order.slice(0, 2)).toEqual(['read start', 'read start']);
+  });
+
   it('runs the calls one after another when parallel_tools is false', async () => {
     const first = deferred<string>();
     const chat = queued_chat([call_tools(['1', 'wait', {}], ['2', 'wait', {}]), reply('done')]);

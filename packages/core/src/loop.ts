@@ -61,6 +61,12 @@ export interface LoopParams {
   /** Run the tool calls of one turn at once (default true); results are appended in call order. */
   parallel_tools?: boolean;
   /**
+   * Which tools may run alongside others (reads): when given, a turn's calls run at once only
+   * when every one of them may; a turn with a write or a command among them runs its calls one
+   * after another, in call order, so `write a; mv a b` never races. Absent: all may.
+   */
+  concurrent_tool?: (name: string) => boolean;
+  /**
    * The caller shows no text as it streams (buffered output): a stream cut after some text may be
    * retried from the start (`ChatOptions.restartable`). Default false.
    */
@@ -235,7 +241,10 @@ export async function run_conversation(
         offered,
         context: deps.tool_context,
         signal,
-        parallel: params.parallel_tools !== false,
+        parallel:
+          params.parallel_tools !== false &&
+          (params.concurrent_tool === undefined ||
+            message.tool_calls.every((call) => params.concurrent_tool?.(call.name) === true)),
         emit,
         append,
       });
