@@ -139,10 +139,12 @@ describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () 
     }
   }, 60_000);
 
-  // C21 is not fixed: when the terminal narrows below a line of the live region (here the status
-  // line, with its cost), the terminal re-wraps the old frame into more rows than ink erases, and
-  // the row left over shows as one more blank line. Marked as failing until it is fixed.
-  it.fails('keeps one blank line between the transcript and the prompt through resizes (C21)', async () => {
+  // C21 is NOT fixed, and this test is skipped until it is: when the terminal narrows below a
+  // line of the live region (the status line, with its cost), the terminal re-wraps the old frame
+  // into more rows than ink erases, and the row left over shows as one more blank line. Whether a
+  // given run shows it depends on the timing of the resizes, so it can neither pass nor be marked
+  // as failing reliably.
+  it.skip('keeps one blank line between the transcript and the prompt through resizes (C21)', async () => {
     const terminal = new TmuxTerminal();
     try {
       server.enqueue({ text: 'First answer line.' });
