@@ -27,6 +27,7 @@ import {
   type SessionHost,
 } from '@lich/agent';
 import type { ChatFn } from '@lich/core';
+import { content_text } from '@lich/core';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
 /** 0 (every delta an event) unless told otherwise. */
@@ -66,7 +67,9 @@ let stamps: Stamps[] = [];
 const provider_chat = create_provider_chat(config.providers, { env: {} });
 /** The real provider chat, stamping each text delta as it reaches the loop. */
 const chat: ChatFn = (messages, tools, options = {}) => {
-  const input = messages.findLast((message) => message.role === 'user')?.content ?? '';
+  const input = content_text(
+    messages.findLast((message) => message.role === 'user')?.content ?? '',
+  );
   const into = stamps[Number(/go (\d+)/.exec(input)?.[1] ?? -1)];
   const on_delta = options.on_delta;
   return provider_chat(messages, tools, {

@@ -52,6 +52,7 @@ const EXTERNAL = [
   /^@lich\/(tui|serve|gateway|acp|store-postgres)/,
   /^pg(-[a-z-]+)?(\/|$)/,
   /^@agentclientprotocol\//,
+  /^sharp(\/|$)/,
 ];
 
 await rm(OUT_DIR, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * A session's conversation as transcript blocks, for a resumed session: what the person said,
  * the answers, reasoning and each tool call with its result.
  */
-import type { Message } from '@lich/core';
+import { content_text, type Message } from '@lich/core';
 import type { Block, ToolView } from './state_types.js';
 
 type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -27,7 +27,7 @@ export function history_blocks(messages: readonly Message[]): NewBlock[] {
   for (const message of messages) {
     if (message.role === 'tool') {
       results.set(message.tool_call_id, {
-        content: message.content,
+        content: content_text(message.content),
         is_error: message.is_error === true,
       });
     }
@@ -35,7 +35,7 @@ export function history_blocks(messages: readonly Message[]): NewBlock[] {
   const blocks: NewBlock[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      blocks.push({ kind: 'user', text: message.content, via: 'prompt' });
+      blocks.push({ kind: 'user', text: content_text(message.content), via: 'prompt' });
     } else if (message.role === 'assistant') {
       if (message.reasoning) {
         blocks.push({ kind: 'reasoning', text: message.reasoning, expanded: false });

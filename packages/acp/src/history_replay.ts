@@ -1,5 +1,5 @@
 import type { Message } from '@lich/core';
-import { safe_json_parse } from '@lich/core';
+import { content_text, safe_json_parse } from '@lich/core';
 import type { SessionUpdate } from './acp_sdk.js';
 import { plan_entries } from './plan.js';
 import { describe_tool_call, is_plan_tool } from './tool_display.js';
@@ -29,7 +29,10 @@ export function replay_history(messages: readonly Message[], work_dir: string): 
         break;
       case 'user':
         close_open();
-        updates.push({ sessionUpdate: 'user_message_chunk', content: text_block(message.content) });
+        updates.push({
+          sessionUpdate: 'user_message_chunk',
+          content: text_block(content_text(message.content)),
+        });
         break;
       case 'assistant': {
         close_open();
@@ -71,10 +74,11 @@ export function replay_history(messages: readonly Message[], work_dir: string): 
         const name = open.get(message.tool_call_id);
         open.delete(message.tool_call_id);
         const failed = message.is_error === true;
+        const output = content_text(message.content);
         const text =
-          message.content.length > TOOL_OUTPUT_SHOWN_CHARS
-            ? `${message.content.slice(0, TOOL_OUTPUT_SHOWN_CHARS)}\n…`
-            : message.content;
+          output.length > TOOL_OUTPUT_SHOWN_CHARS
+            ? `${output.slice(0, TOOL_OUTPUT_SHOWN_CHARS)}\n…`
+            : output;
         const keep_diff = !failed && (name === 'edit_file' || name === 'write_file');
         updates.push({
           sessionUpdate: 'tool_call_update',

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, Message } from '@lich/core';
+import { content_text } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
 import { BUILTIN_TOOL_NAMES } from '@lich/tools';
@@ -145,7 +146,7 @@ describe('Agent.run', () => {
     await agent.run({ input: 'hi', session: false });
     const system = chat.calls[0]?.messages[0];
     expect(system?.role).toBe('system');
-    const text = system?.content ?? '';
+    const text = content_text(system?.content ?? '');
     expect(text.startsWith('You are a test.')).toBe(true);
     expect(text).toContain('Repository rule: use tabs.');
     expect(text).toContain('Project rule: answer in French.');

@@ -8,6 +8,7 @@ import {
   empty_usage,
   type Message,
   run_conversation,
+  with_images,
 } from '@lich/core';
 import { attach_recorder, type SessionHandle, type SessionRecorder } from '@lich/session';
 import {
@@ -551,7 +552,10 @@ export class Agent {
           session_path: handle?.path ?? null,
         };
       }
-      const seed: Message[] = [...history, { role: 'user', content: prompt.input }];
+      const seed: Message[] = [
+        ...history,
+        { role: 'user', content: with_images(prompt.input, options.images ?? []) },
+      ];
       const chain_chat = this.#chats.chat_for(options.model, options.on_provider_event);
       // the session id keys the provider's prompt cache (OpenAI `prompt_cache_key`)
       const cache_key = handle?.id;

@@ -1,4 +1,4 @@
-import type { AgentListener, ChatFn, LoopOutcome, Message, Usage } from '@lich/core';
+import type { AgentListener, ChatFn, ImagePart, LoopOutcome, Message, Usage } from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import type { SessionHandle } from '@lich/session';
 import type { Tool } from '@lich/tools';
@@ -63,6 +63,11 @@ export interface AgentOptions {
 export interface AgentRunOptions {
   /** The user's message. */
   input: string;
+  /**
+   * Pictures sent with `input` (a screenshot, a photo): the user message is then made of parts,
+   * the text first. Each is scaled to the provider's limits when sent.
+   */
+  images?: readonly ImagePart[];
   /** Earlier messages of the conversation; never mutated. */
   history?: readonly Message[];
   /** Aborts the run: it ends with `stopped_reason: 'aborted'`. */

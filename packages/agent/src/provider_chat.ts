@@ -1,4 +1,4 @@
-import type { ChatFn } from '@lich/core';
+import { type ChatFn, messages_have_images } from '@lich/core';
 import {
   type LLMProvider,
   type ProviderConfig,
@@ -34,6 +34,7 @@ export function to_provider_config(
   if (entry.idle_timeout_ms !== undefined) config.idle_timeout_ms = entry.idle_timeout_ms;
   if (entry.options !== undefined) config.options = { ...entry.options };
   if (entry.cache !== undefined) config.cache = { ...entry.cache };
+  if (entry.vision !== undefined) config.vision = entry.vision;
   return config;
 }
 
@@ -76,7 +77,18 @@ export function lazy_factory(kind: string, load: () => Promise<ProviderFactory>)
           built = undefined;
           throw error;
         });
-        return provider.chat(messages, tools, chat_options);
+        if (!messages_have_images(messages)) return provider.chat(messages, tools, chat_options);
+        // loaded only for a request with a picture: a text-only run never reads this code
+        const { explain_image_refusal, fit_images } = await import('./images/fit_images.js');
+        const target = {
+          kind,
+          model: config.model,
+          ...(config.vision === undefined ? {} : { vision: config.vision }),
+        };
+        const fitted = await fit_images(messages, target);
+        return provider.chat(fitted, tools, chat_options).catch((error: unknown) => {
+          throw explain_image_refusal(error, target);
+        });
       },
     };
   };

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ChatFn, ChatOptions, ChatResult, Message, ToolDefinition } from '@lich/core';
+import { content_text } from '@lich/core';
 import { make_temp_dir, type TempDir, to_chat_result } from '@lich/testkit';
 import { Agent } from '../src/agent.js';
 import { make_config } from '../src/config/config_load.js';
@@ -41,7 +42,7 @@ export function scripted_chat(handler: ChatHandler): ChatFn & { calls: ScriptedC
 
 /** The last user message of a call. */
 export function last_user(call: ScriptedCall): string {
-  return call.messages.findLast((message) => message.role === 'user')?.content ?? '';
+  return content_text(call.messages.findLast((message) => message.role === 'user')?.content ?? '');
 }
 
 /** A promise and its resolver. */

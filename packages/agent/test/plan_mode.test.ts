@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { content_text } from '@lich/core';
 import { to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../src/host/session_host_types.js';
@@ -36,10 +37,13 @@ function planning_chat() {
         tool_calls: [WRITE, { name: 'read_file', arguments: { path: 'notes.txt' } }],
       });
     }
-    if (last?.role === 'tool' && last.content.startsWith('The user approved the plan')) {
+    if (
+      last?.role === 'tool' &&
+      content_text(last.content).startsWith('The user approved the plan')
+    ) {
       return to_chat_result({ tool_calls: [WRITE] });
     }
-    if (last?.role === 'tool' && /^(Replaced|Wrote|Created)/.test(last.content))
+    if (last?.role === 'tool' && /^(Replaced|Wrote|Created)/.test(content_text(last.content)))
       return `done: ${last.content}`;
     plans += 1;
     return to_chat_result({

@@ -4,7 +4,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Message } from '@lich/core';
+import { content_text, type Message } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ afterEach(async () => {
 const USAGE = { input_tokens: 10, output_tokens: 1 };
 
 function first_user(call: ScriptedCall): string {
-  return call.messages.find((message) => message.role === 'user')?.content ?? '';
+  return content_text(call.messages.find((message) => message.role === 'user')?.content ?? '');
 }
 
 function is_child(call: ScriptedCall): boolean {
@@ -56,7 +56,9 @@ async function setup(
 }
 
 function tool_results(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+  return messages.flatMap((message) =>
+    message.role === 'tool' ? [content_text(message.content)] : [],
+  );
 }
 
 describe('subagents (task)', () => {
@@ -207,9 +209,11 @@ describe('subagents (task)', () => {
       "There is no subagent type 'nobody'. Known: general, reviewer.",
     );
     const child = chat.calls.find(is_child);
-    expect(child?.messages[0]?.content.startsWith('You review code and answer REVIEWED.')).toBe(
-      true,
-    );
+    expect(
+      content_text(child?.messages[0]?.content ?? '').startsWith(
+        'You review code and answer REVIEWED.',
+      ),
+    ).toBe(true);
     expect(child?.tools.map((tool) => tool.name)).toEqual(['read_file', 'grep']);
   });
 

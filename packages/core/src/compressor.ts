@@ -2,6 +2,7 @@
  * History compression: when the estimate nears the context window, the middle of the history is
  * replaced by a summary written by the same ChatFn, so it benefits from the same failover chain.
  */
+import { content_text } from './content.js';
 import { race_abort } from './race_abort.js';
 import type { ChatFn, Message, Usage, UserMessage } from './types.js';
 import { truncate_text } from './util.js';
@@ -185,7 +186,7 @@ function render(message: Message): string {
   switch (message.role) {
     case 'system':
     case 'user':
-      return `[${message.role}]\n${message.content}`;
+      return `[${message.role}]\n${content_text(message.content)}`;
     case 'assistant': {
       const calls = (message.tool_calls ?? []).map(
         (call) => `\n[tool call ${call.name}] ${call.arguments}`,
@@ -193,6 +194,6 @@ function render(message: Message): string {
       return `[assistant]\n${message.content}${calls.join('')}`;
     }
     case 'tool':
-      return `[tool result ${message.name ?? message.tool_call_id}${message.is_error ? ', error' : ''}]\n${message.content}`;
+      return `[tool result ${message.name ?? message.tool_call_id}${message.is_error ? ', error' : ''}]\n${content_text(message.content)}`;
   }
 }

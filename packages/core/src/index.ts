@@ -8,6 +8,15 @@ export {
   SUMMARY_PREFIX,
   should_compress,
 } from './compressor.js';
+export {
+  content_images,
+  content_text,
+  has_images,
+  image_placeholder,
+  image_tokens,
+  messages_have_images,
+  with_images,
+} from './content.js';
 export type {
   AgentEvent,
   AgentEventType,
@@ -28,6 +37,8 @@ export type {
   ToolCallStartEvent,
 } from './events.js';
 export { AgentEmitter } from './events.js';
+export type { ImageInfo } from './image_info.js';
+export { image_info } from './image_info.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
 export { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';
@@ -45,12 +56,16 @@ export type {
   ChatFn,
   ChatOptions,
   ChatResult,
+  ContentPart,
   FinishReason,
+  ImagePart,
   JsonSchema,
   Message,
+  MessageContent,
   ReasoningPart,
   Role,
   SystemMessage,
+  TextPart,
   ToolCall,
   ToolContext,
   ToolDefinition,

@@ -2,7 +2,8 @@
  * A coarse token estimate: characters / 4. Budget decisions need no exact counts, and a fixed
  * ratio spares every provider a tokenizer dependency (at the cost of roughly 10–20 % error).
  */
-import type { Message, ToolDefinition } from './types.js';
+import { image_tokens } from './content.js';
+import type { Message, MessageContent, ToolDefinition } from './types.js';
 
 /** Characters per estimated token. */
 export const CHARS_PER_TOKEN = 4;
@@ -14,7 +15,7 @@ export const CHARS_PER_TOKEN = 4;
  * Contract: never throws on a well-typed message; O(number of tool calls).
  */
 export function count_message_chars(message: Message): number {
-  let chars = typeof message.content === 'string' ? message.content.length : 0;
+  let chars = content_chars(message.content);
   if (message.role === 'assistant') {
     if (message.reasoning !== undefined) {
       chars += message.reasoning.length;
@@ -26,6 +27,22 @@ export function count_message_chars(message: Message): number {
     }
   } else if (message.role === 'tool' && message.name !== undefined) {
     chars += message.name.length;
+  }
+  return chars;
+}
+
+/**
+ * The characters `content` stands for: its text, and for each picture the characters of the
+ * tokens providers bill for it (see `image_tokens`), so a picture weighs in the budget as it will
+ * on the bill.
+ */
+function content_chars(content: MessageContent | undefined): number {
+  if (typeof content === 'string') return content.length;
+  if (!Array.isArray(content)) return 0;
+  let chars = 0;
+  for (const part of content) {
+    if (part.type === 'text') chars += part.text.length;
+    else if (part.type === 'image') chars += image_tokens(part) * CHARS_PER_TOKEN;
   }
   return chars;
 }

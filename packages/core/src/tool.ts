@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { JsonSchema, ToolContext } from './types.js';
+import type { ImagePart, JsonSchema, ToolContext } from './types.js';
 
 /**
  * What a tool's `execute` may return: plain output, or an explicit outcome. `sandbox` says how a
@@ -9,7 +9,15 @@ import type { JsonSchema, ToolContext } from './types.js';
  */
 export type ToolOutput =
   | string
-  | { ok: boolean; output: string; error?: string; sandbox?: string; untrusted?: boolean };
+  | {
+      ok: boolean;
+      output: string;
+      error?: string;
+      sandbox?: string;
+      untrusted?: boolean;
+      /** Pictures returned with `output` (see `ToolResult.images`). */
+      images?: ImagePart[];
+    };
 
 /** The context every tool runs with: the work dir is always known, the signal always present. */
 export interface ToolRunContext extends ToolContext {

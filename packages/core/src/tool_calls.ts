@@ -1,6 +1,7 @@
 /**
  * Runs the tool calls of one assistant turn and answers each with one tool message, in call order.
  */
+import { with_images } from './content.js';
 import type { AgentEvent } from './events.js';
 import { type AbortLatch, abort_latch } from './race_abort.js';
 import type { ToolCall, ToolContext, ToolMessage, ToolResult, ToolRunner } from './types.js';
@@ -152,8 +153,10 @@ function check_result(value: unknown, call: ToolCall, started: number): ToolResu
 }
 
 function to_tool_message(call: ToolCall, result: ToolResult): ToolMessage {
-  if (result.ok)
-    return { role: 'tool', tool_call_id: call.id, name: call.name, content: result.output };
+  if (result.ok) {
+    const content = with_images(result.output, result.images ?? []);
+    return { role: 'tool', tool_call_id: call.id, name: call.name, content };
+  }
   const content =
     result.output !== '' ? result.output : `Error: ${result.error ?? 'the tool failed'}`;
   return { role: 'tool', tool_call_id: call.id, name: call.name, content, is_error: true };

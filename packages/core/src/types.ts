@@ -9,10 +9,48 @@ export interface SystemMessage {
   content: string;
 }
 
+/** A piece of text in a message made of parts. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/**
+ * A picture in a message made of parts: its bytes as base64 (`data`), or a reference to bytes
+ * kept elsewhere (`blob`, the sha256 of a file in a session's blob store), with its media type.
+ * A part read back from a session file carries `blob`; whoever sends it loads `data` first.
+ * `name` is what a person would call it (the file name), used where the picture cannot be shown.
+ */
+export interface ImagePart {
+  type: 'image';
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  media_type: string;
+  /** The bytes, base64-encoded. */
+  data?: string;
+  /** The sha256 (hex) of the bytes in the session's blob store. */
+  blob?: string;
+  name?: string;
+  /** Width and height in pixels, when known (the token estimate uses them). */
+  width?: number;
+  height?: number;
+}
+
+/**
+ * One part of a message's content. New kinds (audio, a PDF) join as more members of this union,
+ * each with a `type`, a `media_type` and `data`/`blob` as `ImagePart` has.
+ */
+export type ContentPart = TextPart | ImagePart;
+
+/**
+ * What a user or tool message holds: plain text, or a list of parts (text and pictures). Plain
+ * text is the common case and stays valid everywhere.
+ */
+export type MessageContent = string | ContentPart[];
+
 /** What the person (or a surface acting for them) said. */
 export interface UserMessage {
   role: 'user';
-  content: string;
+  content: MessageContent;
 }
 
 /**
@@ -52,7 +90,7 @@ export interface ToolMessage {
   tool_call_id: string;
   /** The tool's name; some providers (Ollama, Gemini-style APIs) want it with the result. */
   name?: string;
-  content: string;
+  content: MessageContent;
   is_error?: boolean;
 }
 
@@ -158,6 +196,8 @@ export interface ToolResult {
   sandbox?: string;
   /** True when `output` holds content from outside (a web page): data, never instructions. */
   untrusted?: boolean;
+  /** Pictures the tool returns with its output (a `read_file` of a PNG, an MCP tool's image). */
+  images?: ImagePart[];
   duration_ms: number;
 }
 

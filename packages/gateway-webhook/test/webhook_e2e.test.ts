@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Agent, create_session_host, make_config } from '@lich/agent';
 import type { Message } from '@lich/core';
+import { content_text } from '@lich/core';
 import { GatewayBus, open_jsonl_store } from '@lich/gateway';
 import { type FakeServer, make_temp_dir, start_openai_server, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ function sent(index: number): Message[] {
 /** The last user message of a request the fake model got. */
 function last_user(body: unknown): string {
   const messages = (body as { messages: Message[] }).messages;
-  return messages.findLast((message) => message.role === 'user')?.content ?? '';
+  return content_text(messages.findLast((message) => message.role === 'user')?.content ?? '');
 }
 
 beforeEach(async () => {

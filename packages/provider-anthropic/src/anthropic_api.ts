@@ -11,8 +11,16 @@ export interface AnthropicCacheControl {
 }
 
 /** A content block Lich sends. Thinking blocks cannot carry `cache_control`. */
+/** A picture, its bytes inline as base64. */
+export interface AnthropicImageBlock {
+  type: 'image';
+  source: { type: 'base64'; media_type: string; data: string };
+  cache_control?: AnthropicCacheControl;
+}
+
 export type AnthropicRequestBlock =
   | { type: 'text'; text: string; cache_control?: AnthropicCacheControl }
+  | AnthropicImageBlock
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | {
@@ -25,7 +33,8 @@ export type AnthropicRequestBlock =
   | {
       type: 'tool_result';
       tool_use_id: string;
-      content: string;
+      /** Text, or text and image blocks (a tool that returns a picture). */
+      content: string | ({ type: 'text'; text: string } | AnthropicImageBlock)[];
       is_error?: boolean;
       cache_control?: AnthropicCacheControl;
     };

@@ -1,6 +1,18 @@
-import type { AssistantMessage, Message, ToolDefinition } from '@lich/core';
+import {
+  type AssistantMessage,
+  type ContentPart,
+  content_text,
+  type Message,
+  type MessageContent,
+  type ToolDefinition,
+} from '@lich/core';
 import { parse_tool_arguments } from '@lich/providers';
-import type { AnthropicMessage, AnthropicRequestBlock, AnthropicTool } from './anthropic_api.js';
+import type {
+  AnthropicImageBlock,
+  AnthropicMessage,
+  AnthropicRequestBlock,
+  AnthropicTool,
+} from './anthropic_api.js';
 
 /** The `system` and `messages` of a request. */
 export interface AnthropicPrompt {
@@ -17,7 +29,9 @@ export interface AnthropicPrompt {
  *   redacted as `redacted_thinking` (unsigned reasoning from another provider is dropped, the API
  *   would refuse it), then its text, then one `tool_use` block per call with parsed `input`
  *   (`{}` when the arguments are not a JSON object);
- * - tool results become `tool_result` blocks (`is_error` kept) in a user message;
+ * - tool results become `tool_result` blocks (`is_error` kept) in a user message; a result with
+ *   pictures carries them as `image` blocks in its content, as the API allows;
+ * - pictures of a user message become base64 `image` blocks;
  * - consecutive messages of one role are merged into one (parallel tool results, or a user
  *   message after tool results), since the API wants the roles to alternate;
  * - empty text blocks are left out (the API refuses them), and so are messages left empty.
@@ -37,16 +51,19 @@ export function to_anthropic_messages(messages: readonly Message[]): AnthropicPr
       blocks = assistant_blocks(message);
     } else if (message.role === 'tool') {
       role = 'user';
-      const block: AnthropicRequestBlock = {
+      const block: Extract<AnthropicRequestBlock, { type: 'tool_result' }> = {
         type: 'tool_result',
         tool_use_id: message.tool_call_id,
-        content: message.content,
+        content:
+          typeof message.content === 'string'
+            ? message.content
+            : (content_blocks(message.content) as Exclude<typeof block.content, string>),
       };
       if (message.is_error) block.is_error = true;
       blocks = [block];
     } else {
       role = 'user';
-      blocks = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+      blocks = content_blocks(message.content);
     }
     if (blocks.length === 0) continue;
     const last = result[result.length - 1];
@@ -56,6 +73,28 @@ export function to_anthropic_messages(messages: readonly Message[]): AnthropicPr
   const prompt: AnthropicPrompt = { messages: result };
   if (system.length > 0) prompt.system = system.join('\n\n');
   return prompt;
+}
+
+/** Text and pictures as blocks: text as `text`, a picture as a base64 `image` block. */
+function content_blocks(content: MessageContent): AnthropicRequestBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  const blocks: AnthropicRequestBlock[] = [];
+  for (const part of content) {
+    if (part.type === 'text') {
+      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
+    } else if (part.type === 'image') blocks.push(image_block(part));
+  }
+  return blocks;
+}
+
+/** A picture as an `image` block; one whose bytes are not at hand goes as its name. */
+function image_block(part: ContentPart & { type: 'image' }): AnthropicRequestBlock {
+  if (part.data === undefined) return { type: 'text', text: content_text([part]) };
+  const block: AnthropicImageBlock = {
+    type: 'image',
+    source: { type: 'base64', media_type: part.media_type, data: part.data },
+  };
+  return block;
 }
 
 function assistant_blocks(message: AssistantMessage): AnthropicRequestBlock[] {

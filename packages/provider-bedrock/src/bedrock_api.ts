@@ -1,12 +1,20 @@
 /** The Bedrock Converse API wire format, kept to the fields Lich sends or reads. */
 
+/** A picture in a block: the JSON form of Converse carries the bytes as base64. */
+export interface BedrockImage {
+  format: string;
+  source: { bytes: string };
+}
+
 /** One block of a message's content. */
 export interface BedrockBlock {
   text?: string;
+  /** A picture: its format (`png`, `jpeg`, `gif`, `webp`) and its bytes as base64. */
+  image?: BedrockImage;
   toolUse?: { toolUseId: string; name: string; input: Record<string, unknown> };
   toolResult?: {
     toolUseId: string;
-    content: { text: string }[];
+    content: ({ text: string } | { image: BedrockImage })[];
     status?: 'success' | 'error';
   };
   reasoningContent?: {

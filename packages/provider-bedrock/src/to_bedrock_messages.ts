@@ -1,4 +1,4 @@
-import type { Message, ToolDefinition } from '@lich/core';
+import { content_text, type Message, type MessageContent, type ToolDefinition } from '@lich/core';
 import { parse_tool_arguments } from '@lich/providers';
 import type { BedrockBlock, BedrockMessage, BedrockRequest } from './bedrock_api.js';
 
@@ -31,7 +31,7 @@ export function to_bedrock_messages(messages: readonly Message[]): BedrockPrompt
         system.push({ text: message.content });
         break;
       case 'user':
-        push('user', [{ text: message.content }]);
+        push('user', content_blocks(message.content));
         break;
       case 'assistant': {
         const content: BedrockBlock[] = [];
@@ -63,7 +63,7 @@ export function to_bedrock_messages(messages: readonly Message[]): BedrockPrompt
           {
             toolResult: {
               toolUseId: message.tool_call_id,
-              content: [{ text: message.content }],
+              content: content_blocks(message.content) as { text: string }[],
               ...(message.is_error ? { status: 'error' as const } : {}),
             },
           },
@@ -72,6 +72,20 @@ export function to_bedrock_messages(messages: readonly Message[]): BedrockPrompt
     }
   }
   return { system: system.length > 0 ? system : undefined, messages: out };
+}
+
+/** Text and pictures as blocks: a picture as an `image` block (format from its media type). */
+function content_blocks(content: MessageContent): BedrockBlock[] {
+  if (typeof content === 'string') return [{ text: content }];
+  const blocks: BedrockBlock[] = [];
+  for (const part of content) {
+    if (part.type === 'text') blocks.push({ text: part.text });
+    else if (part.type === 'image' && part.data !== undefined) {
+      const format = part.media_type.replace(/^image\//, '');
+      blocks.push({ image: { format, source: { bytes: part.data } } });
+    } else if (part.type === 'image') blocks.push({ text: content_text([part]) });
+  }
+  return blocks.length > 0 ? blocks : [{ text: ' ' }];
 }
 
 /** Lich tool definitions as Converse tool specs. */

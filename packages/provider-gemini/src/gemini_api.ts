@@ -12,6 +12,8 @@ export interface GeminiPart {
   thoughtSignature?: string;
   functionCall?: { id?: string; name?: string; args?: Record<string, unknown> };
   functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
+  /** A picture, its bytes as base64. */
+  inlineData?: { mimeType: string; data: string };
 }
 
 /** A turn of the conversation: the user's (tool results included) or the model's. */

@@ -1,4 +1,10 @@
-import type { Message, ToolDefinition } from '@lich/core';
+import {
+  content_images,
+  content_text,
+  type Message,
+  type MessageContent,
+  type ToolDefinition,
+} from '@lich/core';
 import { parse_tool_arguments } from '@lich/providers';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart } from './gemini_api.js';
 import { to_gemini_schema } from './to_gemini_schema.js';
@@ -18,7 +24,8 @@ export interface GeminiPrompt {
  * reasoning part with no text carries the signature that came on the turn's first function call
  * and goes back on it. Tool results become `functionResponse` parts (`{ result }`, or `{ error }`
  * when `is_error`), named after the call they answer; consecutive results share one `user`
- * content, as parallel calls' answers must. Consecutive user turns are merged.
+ * content, as parallel calls' answers must, and a result's pictures follow it as `inlineData`
+ * parts. A user turn's pictures are `inlineData` parts too. Consecutive user turns are merged.
  */
 export function to_gemini_contents(messages: readonly Message[]): GeminiPrompt {
   const system: string[] = [];
@@ -35,7 +42,7 @@ export function to_gemini_contents(messages: readonly Message[]): GeminiPrompt {
         system.push(message.content);
         break;
       case 'user':
-        push('user', [{ text: message.content }]);
+        push('user', content_parts(message.content));
         break;
       case 'assistant': {
         const parts: GeminiPart[] = [];
@@ -63,15 +70,32 @@ export function to_gemini_contents(messages: readonly Message[]): GeminiPrompt {
       }
       case 'tool': {
         const name = message.name ?? names.get(message.tool_call_id) ?? 'tool';
-        const response = message.is_error
-          ? { error: message.content }
-          : { result: message.content };
-        push('user', [{ functionResponse: { name, response } }]);
+        const text = content_text(
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.filter((part) => part.type === 'text'),
+        );
+        const response = message.is_error ? { error: text } : { result: text };
+        const pictures = content_parts(content_images(message.content));
+        push('user', [{ functionResponse: { name, response } }, ...pictures]);
         break;
       }
     }
   }
   return { system: system.length > 0 ? system.join('\n\n') : undefined, contents };
+}
+
+/** Text and pictures as parts: a picture as `inlineData` with its bytes as base64. */
+function content_parts(content: MessageContent): GeminiPart[] {
+  if (typeof content === 'string') return [{ text: content }];
+  const parts: GeminiPart[] = [];
+  for (const part of content) {
+    if (part.type === 'text') parts.push({ text: part.text });
+    else if (part.type === 'image' && part.data !== undefined) {
+      parts.push({ inlineData: { mimeType: part.media_type, data: part.data } });
+    } else if (part.type === 'image') parts.push({ text: content_text([part]) });
+  }
+  return parts;
 }
 
 /** Lich tool definitions as Gemini function declarations, parameters mapped to its subset. */

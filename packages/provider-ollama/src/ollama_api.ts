@@ -18,6 +18,8 @@ export interface OllamaMessage {
   tool_calls?: OllamaToolCall[];
   /** On a tool result: the name of the tool that produced it. */
   tool_name?: string;
+  /** Pictures, each its bytes as base64 (multimodal models). */
+  images?: string[];
 }
 
 /** The request body of `POST /api/chat`. */

@@ -12,10 +12,15 @@ export interface OpenAiToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A part of a user message made of parts: text, or a picture as a `data:` URL. */
+export type OpenAiUserPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } };
+
 /** A message of the request's `messages` array. */
 export type OpenAiMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | OpenAiUserPart[] }
   | {
       role: 'assistant';
       content: string | null;

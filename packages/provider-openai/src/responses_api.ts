@@ -1,8 +1,13 @@
+/** A part of a user input message: text, or a picture as a `data:` URL. */
+export type ResponsesInputPart =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string };
+
 /** The OpenAI Responses API wire format (`POST /responses`), kept to what Lich sends or reads. */
 
 /** One item of a request's `input` (and of a response's `output`). */
 export type ResponsesItem =
-  | { role: 'user'; content: { type: 'input_text'; text: string }[] }
+  | { role: 'user'; content: ResponsesInputPart[] }
   | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[] }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string }

@@ -1,5 +1,11 @@
-import type { Message } from '@lich/core';
-import type { OpenAiMessage } from './openai_api.js';
+import {
+  type ContentPart,
+  content_images,
+  content_text,
+  type ImagePart,
+  type Message,
+} from '@lich/core';
+import type { OpenAiMessage, OpenAiUserPart } from './openai_api.js';
 
 /** Which field, if any, carries an assistant's reasoning back to the server. */
 export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
@@ -11,22 +17,31 @@ export type OpenAiReasoningField = 'reasoning_content' | 'reasoning';
  * has `content: null` (the canonical form); empty tool arguments become `{}`. Tool results keep
  * their `tool_call_id`; the API has no error flag, so `is_error` is carried by the text alone.
  * Reasoning is sent back only under `reasoning_field` (most servers reject or ignore it).
+ * Pictures go as `image_url` parts with a `data:` URL; a tool message takes text only, so the
+ * pictures of a run of tool results follow it in one user message.
  */
 export function to_openai_messages(
   messages: readonly Message[],
   reasoning_field?: OpenAiReasoningField,
 ): OpenAiMessage[] {
   const result: OpenAiMessage[] = [];
+  let tool_images: OpenAiUserPart[] = [];
   for (const message of messages) {
+    if (message.role !== 'tool' && tool_images.length > 0) {
+      result.push({ role: 'user', content: tool_images });
+      tool_images = [];
+    }
     const wire = to_openai_message(message, reasoning_field);
     if (wire !== undefined) result.push(wire);
+    if (message.role === 'tool') tool_images.push(...tool_result_images(message));
   }
+  if (tool_images.length > 0) result.push({ role: 'user', content: tool_images });
   return result;
 }
 
 /**
  * One message in the wire shape `to_openai_messages` gives it, or `undefined` for a role the API
- * does not know.
+ * does not know. A tool result's pictures are left out here (see `to_openai_messages`).
  */
 export function to_openai_message(
   message: Message,
@@ -34,8 +49,11 @@ export function to_openai_message(
 ): OpenAiMessage | undefined {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      return typeof message.content === 'string'
+        ? { role: 'user', content: message.content }
+        : { role: 'user', content: to_user_parts(message.content) };
     case 'assistant': {
       const calls = message.tool_calls ?? [];
       const wire: Extract<OpenAiMessage, { role: 'assistant' }> = {
@@ -53,8 +71,34 @@ export function to_openai_message(
       return wire;
     }
     case 'tool':
-      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+      return {
+        role: 'tool',
+        tool_call_id: message.tool_call_id,
+        content: content_text(message.content),
+      };
     default:
       return undefined;
   }
+}
+
+function to_user_parts(content: readonly ContentPart[]): OpenAiUserPart[] {
+  const parts: OpenAiUserPart[] = [];
+  for (const part of content) {
+    if (part.type === 'text') parts.push({ type: 'text', text: part.text });
+    else if (part.type === 'image') parts.push(image_part(part));
+  }
+  return parts;
+}
+
+function tool_result_images(message: Extract<Message, { role: 'tool' }>): OpenAiUserPart[] {
+  const images = content_images(message.content);
+  if (images.length === 0) return [];
+  const label = `The pictures the tool ${message.name ?? message.tool_call_id} returned:`;
+  return [{ type: 'text', text: label }, ...images.map(image_part)];
+}
+
+/** A picture as an `image_url` part; one whose bytes are not at hand goes as its name. */
+function image_part(part: ImagePart): OpenAiUserPart {
+  if (part.data === undefined) return { type: 'text', text: content_text([part]) };
+  return { type: 'image_url', image_url: { url: `data:${part.media_type};base64,${part.data}` } };
 }

@@ -22,6 +22,11 @@ export interface ProviderConfig {
   options?: Record<string, unknown>;
   /** Prompt caching; each kind says what it does with it (and its default). */
   cache?: PromptCacheConfig;
+  /**
+   * `false` when the model takes no pictures: a request with one is refused before it is sent,
+   * naming the model (the router then tries the next provider). Default: pictures are sent.
+   */
+  vision?: boolean;
 }
 
 /**

@@ -40,6 +40,7 @@ export type {
   WireApprovalMode,
   WireAssistantMessage,
   WireCommandInfo,
+  WireContentPart,
   WireFileChange,
   WireMessage,
   WireModelInfo,

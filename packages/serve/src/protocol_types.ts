@@ -30,12 +30,34 @@ export interface WireAssistantMessage {
   reasoning_parts?: { text: string; signature?: string; redacted?: string }[];
 }
 
+/**
+ * A part of a message made of parts: text, or a picture (its bytes as base64 in `data`, its
+ * sha256 in `blob` when stored, its media type, and a name to show where it cannot be drawn).
+ */
+export type WireContentPart =
+  | { type: 'text'; text: string }
+  | {
+      type: 'image';
+      media_type: string;
+      data?: string;
+      blob?: string;
+      name?: string;
+      width?: number;
+      height?: number;
+    };
+
 /** One message of a conversation, as `session.history` returns it. */
 export type WireMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | WireContentPart[] }
   | WireAssistantMessage
-  | { role: 'tool'; tool_call_id: string; name?: string; content: string; is_error?: boolean };
+  | {
+      role: 'tool';
+      tool_call_id: string;
+      name?: string;
+      content: string | WireContentPart[];
+      is_error?: boolean;
+    };
 
 /** How a session's tool calls are approved. */
 export type WireApprovalMode = 'default' | 'auto_edit' | 'plan' | 'yolo';

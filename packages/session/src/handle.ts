@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { externalize_images, write_blobs } from './blobs.js';
 import { error_text, SessionError, system_code } from './errors.js';
 import type { SessionLock } from './lock.js';
 import type { SessionProblem } from './reader.js';
@@ -62,6 +63,8 @@ export interface HandleInit {
   state: SessionState;
   problems: readonly SessionProblem[];
   now: () => Date;
+  /** Where the pictures of appended records are stored (see `externalize_images`). */
+  blob_dir: string;
 }
 
 /** The file-backed `SessionHandle`. */
@@ -74,6 +77,7 @@ export class FileSessionHandle implements SessionHandle {
   readonly #lock: SessionLock;
   readonly #fsync: FsyncMode;
   readonly #now: () => Date;
+  readonly #blob_dir: string;
   #size: number;
   /** True when a rollback failed: the next write first cuts the file back to `#size`. */
   #tail_dirty = false;
@@ -91,6 +95,7 @@ export class FileSessionHandle implements SessionHandle {
     this.state = init.state;
     this.problems = init.problems;
     this.#now = init.now;
+    this.#blob_dir = init.blob_dir;
   }
 
   get failed_writes(): number {
@@ -111,9 +116,12 @@ export class FileSessionHandle implements SessionHandle {
     }
     let record: SessionRecord;
     let line: Buffer;
+    let blobs: ReturnType<typeof externalize_images>['blobs'];
     try {
       record = stamp_record(input, this.#now().toISOString());
-      line = Buffer.from(record_line(record), 'utf8');
+      const stored = externalize_images(record);
+      blobs = stored.blobs;
+      line = Buffer.from(record_line(stored.value), 'utf8');
     } catch (error) {
       return Promise.reject(
         new SessionError(
@@ -124,7 +132,10 @@ export class FileSessionHandle implements SessionHandle {
       );
     }
     apply_record(this.state, record);
-    const task = this.#queue.then(() => this.#write(record, line, options.signal));
+    const task = this.#queue.then(async () => {
+      if (blobs.size > 0) await this.#write_blobs(record, blobs);
+      await this.#write(record, line, options.signal);
+    });
     this.#queue = task.catch(() => undefined);
     return task;
   }
@@ -169,6 +180,19 @@ export class FileSessionHandle implements SessionHandle {
     }
     this.#size += line.length;
     if (this.#fsync === 'record' || record.type === 'run_end') await this.#sync();
+  }
+
+  async #write_blobs(record: SessionRecord, blobs: Map<string, Buffer>): Promise<void> {
+    try {
+      await write_blobs(this.#blob_dir, blobs);
+    } catch (error) {
+      this.#failed_writes += 1;
+      throw new SessionError(
+        'write_failed',
+        `could not store the pictures of a ${record.type} record in ${this.#blob_dir}: ${error_text(error)}; the record was not written`,
+        { path: this.path, cause: error },
+      );
+    }
   }
 
   async #sync(): Promise<void> {

@@ -4,6 +4,13 @@
  */
 
 export { one_line } from '@lich/core';
+export {
+  type BlobBytes,
+  externalize_images,
+  read_blob,
+  resolve_images,
+  write_blobs,
+} from './blobs.js';
 export { SessionError, type SessionErrorCode } from './errors.js';
 export type { AppendOptions, FsyncMode, SessionHandle } from './handle.js';
 export {
@@ -65,6 +72,7 @@ export {
 } from './state.js';
 export {
   type CreateSessionOptions,
+  default_blob_dir,
   default_session_dir,
   type OpenSessionOptions,
   SessionStore,

@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Usage } from '@lich/core';
-import { empty_usage, one_line } from '@lich/core';
+import { content_text, empty_usage, one_line } from '@lich/core';
 import { error_text, throw_if_aborted } from './errors.js';
 import type { SessionRecord } from './records.js';
 import { read_session_ids, session_file } from './session_files.js';
@@ -139,7 +139,7 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
       first_input?.type === 'run_start'
         ? first_input.input
         : first_user?.type === 'message'
-          ? first_user.message.content
+          ? content_text(first_user.message.content)
           : '';
     summary.title = one_line(title, TITLE_LIMIT);
     let tail = head;

@@ -1,5 +1,6 @@
-import type { Message, Usage } from '@lich/core';
-import { one_line } from '@lich/core';
+import { join } from 'node:path';
+import type { Message, MessageContent, Usage } from '@lich/core';
+import { content_text, one_line } from '@lich/core';
 import { type ReadSessionOptions, read_session } from './reader.js';
 import type { SessionRecord } from './records.js';
 
@@ -32,12 +33,32 @@ function usage_text(usage: Usage): string {
   return parts.join(', ');
 }
 
-function render_message(message: Message): string {
+/**
+ * Content as Markdown: text as it is, a stored picture as an image link to its blob file, a
+ * picture not stored (no blob) embedded as a `data:` URL.
+ */
+function render_content(content: MessageContent, blob_dir: string | undefined): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) => {
+      if (part.type === 'text') return part.text;
+      const label = (part.name ?? 'image').replace(/[[\]]/g, '');
+      if (part.blob !== undefined && blob_dir !== undefined) {
+        return `![${label}](<${join(blob_dir, part.blob)}>)`;
+      }
+      if (part.data !== undefined)
+        return `![${label}](data:${part.media_type};base64,${part.data})`;
+      return content_text([part]);
+    })
+    .join('\n\n');
+}
+
+function render_message(message: Message, blob_dir: string | undefined): string {
   switch (message.role) {
     case 'system':
       return `### System prompt\n\n${quote(message.content)}`;
     case 'user':
-      return `### User\n\n${message.content}`;
+      return `### User\n\n${render_content(message.content, blob_dir)}`;
     case 'assistant': {
       const parts = ['### Assistant'];
       if (message.reasoning) parts.push(quote(`**Reasoning**\n\n${message.reasoning}`));
@@ -51,18 +72,25 @@ function render_message(message: Message): string {
       return parts.join('\n\n');
     }
     case 'tool':
-      return `### Tool result${message.name ? ` \`${message.name}\`` : ''} (\`${message.tool_call_id}\`)${message.is_error ? ' — error' : ''}\n\n${fence(message.content)}`;
+      return `### Tool result${message.name ? ` \`${message.name}\`` : ''} (\`${message.tool_call_id}\`)${message.is_error ? ' — error' : ''}\n\n${fence(content_text(message.content))}${images_after(message.content, blob_dir)}`;
   }
 }
 
-function render_record(record: SessionRecord): string | undefined {
+/** A tool result's pictures, below its fenced text. */
+function images_after(content: MessageContent, blob_dir: string | undefined): string {
+  if (typeof content === 'string') return '';
+  const pictures = content.filter((part) => part.type === 'image');
+  return pictures.length === 0 ? '' : `\n\n${render_content(pictures, blob_dir)}`;
+}
+
+function render_record(record: SessionRecord, blob_dir: string | undefined): string | undefined {
   switch (record.type) {
     case 'session_start':
       return undefined;
     case 'run_start':
       return `## Run ${record.run}\n\n_Started ${record.at}, at most ${record.max_turns} turns._`;
     case 'message':
-      return render_message(record.message);
+      return render_message(record.message, blob_dir);
     case 'budget_exhausted':
       return `_The turn budget ran out after ${record.turns_used} of ${record.max_turns} turns${record.grace ? '; a last call without tools wraps up' : ''}._`;
     case 'compress_end':
@@ -85,7 +113,7 @@ function render_record(record: SessionRecord): string | undefined {
  */
 export async function export_markdown(
   path: string,
-  options: ReadSessionOptions = {},
+  options: ReadSessionOptions & { blob_dir?: string } = {},
 ): Promise<string> {
   const contents = await read_session(path, options);
   const start = contents.records.find((record) => record.type === 'session_start');
@@ -104,7 +132,7 @@ export async function export_markdown(
     );
   }
   for (const record of contents.records) {
-    const block = render_record(record);
+    const block = render_record(record, options.blob_dir);
     if (block !== undefined) blocks.push(block);
   }
   for (const problem of contents.problems) blocks.push(`_Note: ${problem.message}._`);

@@ -6,6 +6,7 @@ import {
   type AgentEvent,
   type AssistantMessage,
   type ChatFn,
+  content_text,
   type Message,
   run_conversation,
   type ToolMessage,
@@ -66,7 +67,7 @@ function tool_end(turn: number, message: ToolMessage): AgentEvent {
     type: 'tool_call_end',
     turn,
     call: { id: message.tool_call_id, name: 'read_file', arguments: '{}' },
-    result: { ok: true, output: message.content, duration_ms: 1 },
+    result: { ok: true, output: content_text(message.content), duration_ms: 1 },
     message,
   };
 }
@@ -445,7 +446,7 @@ describe('SessionRecorder', () => {
     let turn = 0;
     const chat: ChatFn = async (messages, tools) => {
       const last = messages.at(-1);
-      if (tools.length === 0 || last?.content.startsWith('Summarise')) {
+      if (tools.length === 0 || content_text(last?.content ?? '').startsWith('Summarise')) {
         return {
           message: { role: 'assistant', content: 'summary of the work' },
           finish_reason: 'stop',

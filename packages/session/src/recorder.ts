@@ -10,7 +10,7 @@ import type {
   ToolCallEndEvent,
   Usage,
 } from '@lich/core';
-import { add_usage, empty_usage, one_line } from '@lich/core';
+import { add_usage, content_text, empty_usage, one_line } from '@lich/core';
 import { error_text } from './errors.js';
 import type { SessionHandle } from './handle.js';
 import { RUN_INPUT_LIMIT, type SessionRecordInput } from './records.js';
@@ -198,7 +198,8 @@ export class SessionRecorder {
       max_turns: event.max_turns,
       seeded_count: event.messages.length,
       kept,
-      input: last_user === undefined ? '' : one_line(last_user.content, RUN_INPUT_LIMIT),
+      input:
+        last_user === undefined ? '' : one_line(content_text(last_user.content), RUN_INPUT_LIMIT),
       ...(this.#request_id === undefined ? {} : { request_id: this.#request_id }),
     });
     fresh.forEach((message, offset) => {
@@ -291,7 +292,7 @@ export class SessionRecorder {
         from,
         to,
         replaced: to - from,
-        summary: event.summary ?? summary_message.content,
+        summary: event.summary ?? content_text(summary_message.content),
         summary_message,
         ...(event.usage === undefined ? {} : { usage: event.usage }),
       });

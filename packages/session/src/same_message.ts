@@ -9,9 +9,19 @@ function same_value(a: unknown, b: unknown): boolean {
   }
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
+  if (left.type === 'image' && right.type === 'image' && same_picture(left, right)) return true;
   const keys = Object.keys(left).filter((key) => left[key] !== undefined);
   const other = Object.keys(right).filter((key) => right[key] !== undefined);
   return keys.length === other.length && keys.every((key) => same_value(left[key], right[key]));
+}
+
+/**
+ * A picture read back from a session file holds its blob's hash (and, once resolved, its bytes
+ * again); the one in memory holds its bytes. Two parts with the same hash are the same picture.
+ */
+function same_picture(left: Record<string, unknown>, right: Record<string, unknown>): boolean {
+  if (typeof left.blob !== 'string' || left.blob !== right.blob) return false;
+  return left.media_type === right.media_type && left.name === right.name;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Message } from '@lich/core';
-import { one_line } from '@lich/core';
+import { content_text, one_line } from '@lich/core';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
 import { read_session_ids, session_file } from './session_files.js';
 import { validate_record } from './validate_record.js';
@@ -41,7 +41,7 @@ function written_as_is(text: string): boolean {
 }
 
 function texts_of(message: Message): string[] {
-  const texts = [message.content];
+  const texts = [content_text(message.content)];
   if (message.role === 'assistant') {
     if (message.reasoning) texts.push(message.reasoning);
     for (const call of message.tool_calls ?? []) texts.push(`${call.name} ${call.arguments}`);

@@ -23,4 +23,9 @@ export interface SessionStorage {
   read(id: string, options?: { signal?: AbortSignal }): Promise<Message[]>;
   list(options?: { signal?: AbortSignal }): Promise<SessionSummary[]>;
   delete(id: string): Promise<boolean>;
+  /**
+   * `messages` (from a handle's state) with the bytes of each picture stored by reference read
+   * back (`resolve_images`). A storage that keeps pictures inline leaves this out.
+   */
+  load_images?(messages: Message[]): Promise<Message[]>;
 }

@@ -1,6 +1,7 @@
 import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Message } from '@lich/core';
+import { resolve_images } from './blobs.js';
 import { error_text, SessionError, system_code, throw_if_aborted } from './errors.js';
 import { FileSessionHandle, type FsyncMode, type SessionHandle } from './handle.js';
 import { list_sessions, type SessionSummary } from './list.js';
@@ -30,6 +31,17 @@ export interface SessionStoreOptions {
    * then gets no transcript written there. `create` and `open` refuse with `not_writable`.
    */
   confined_to?: string;
+  /** Where pictures are stored by hash (default: `default_blob_dir` of the session dir). */
+  blob_dir?: string;
+}
+
+/**
+ * Where the pictures of the sessions in `session_dir` are kept: `blobs` beside a folder named
+ * `sessions` (so `.lich/sessions` has `.lich/blobs`), else `blobs` inside it.
+ */
+export function default_blob_dir(session_dir: string): string {
+  const dir = resolve(session_dir);
+  return basename(dir) === 'sessions' ? join(dirname(dir), 'blobs') : join(dir, 'blobs');
 }
 
 /** What a new session is created with. */
@@ -62,6 +74,8 @@ export interface OpenSessionOptions {
  */
 export class SessionStore implements SessionStorage {
   readonly session_dir: string;
+  /** Where pictures are stored by hash (see `SessionStoreOptions.blob_dir`). */
+  readonly blob_dir: string;
   readonly #fsync: FsyncMode;
   readonly #now: () => Date;
 
@@ -70,6 +84,7 @@ export class SessionStore implements SessionStorage {
       throw new TypeError('SessionStore needs a session_dir');
     }
     this.session_dir = resolve(options.session_dir);
+    this.blob_dir = resolve(options.blob_dir ?? default_blob_dir(this.session_dir));
     this.#fsync = options.fsync ?? 'run_end';
     this.#now = options.now ?? (() => new Date());
     if (options.confined_to !== undefined) this.#confined_to = resolve(options.confined_to);
@@ -111,7 +126,14 @@ export class SessionStore implements SessionStorage {
 
   /** The conversation of session `id` (problems of the file are warned about on stderr). */
   read(id: string, options: { signal?: AbortSignal } = {}): Promise<Message[]> {
-    return read_session_messages(this.path_of(id), options);
+    return read_session_messages(this.path_of(id), options).then((messages) =>
+      resolve_images(messages, this.blob_dir),
+    );
+  }
+
+  /** `messages` with the bytes of their stored pictures read back from `blob_dir`. */
+  load_images(messages: Message[]): Promise<Message[]> {
+    return resolve_images(messages, this.blob_dir);
   }
 
   /** Every session of the folder, most recently updated first (`list_sessions`). */
@@ -194,6 +216,7 @@ export class SessionStore implements SessionStorage {
       state: empty_state(),
       problems: [],
       now: this.#now,
+      blob_dir: this.blob_dir,
     });
     try {
       await handle.append({
@@ -260,6 +283,7 @@ export class SessionStore implements SessionStorage {
         state: state_of(contents.records),
         problems: contents.problems,
         now: this.#now,
+        blob_dir: this.blob_dir,
       });
     } catch (error) {
       await lock.release();

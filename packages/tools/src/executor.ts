@@ -419,5 +419,6 @@ function from_output(output: ToolOutput): Omit<ToolResult, 'duration_ms'> {
   else if (!result.ok) result.error = result.output.split('\n', 1)[0] || 'failed';
   if (typeof output.sandbox === 'string') result.sandbox = output.sandbox;
   if (output.untrusted === true) result.untrusted = true;
+  if (Array.isArray(output.images) && output.images.length > 0) result.images = output.images;
   return result;
 }

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Message } from '@lich/core';
+import { content_text, type Message } from '@lich/core';
 import type { SessionSummary } from '@lich/session';
 import { cli_approval } from '../approval.js';
 import {
@@ -36,7 +36,7 @@ function render_message(context: CommandContext, message: Message): string {
     case 'system':
       return `${out.dim('system:')} ${one_line(message.content, 100)}`;
     case 'user':
-      return `${out.bold('user:')} ${message.content}`;
+      return `${out.bold('user:')} ${content_text(message.content)}`;
     case 'assistant': {
       const calls = (message.tool_calls ?? []).map(
         (call) => `  ${out.cyan('→')} ${call.name} ${one_line(call.arguments, 90)}`,
@@ -48,7 +48,7 @@ function render_message(context: CommandContext, message: Message): string {
     }
     case 'tool': {
       const mark = message.is_error ? out.red('✗') : out.green('✓');
-      return `  ${mark} ${message.name ?? 'tool'}: ${out.dim(one_line(message.content, 100))}`;
+      return `  ${mark} ${message.name ?? 'tool'}: ${out.dim(one_line(content_text(message.content), 100))}`;
     }
   }
 }
@@ -199,7 +199,9 @@ export const command_sessions: Command = async (context) => {
     }
     case 'export': {
       const summary = await find('export');
-      const markdown = await reading_session(summary, () => session.export_markdown(summary.path));
+      const markdown = await reading_session(summary, () =>
+        session.export_markdown(summary.path, { blob_dir: session.default_blob_dir(session_dir) }),
+      );
       const out = string_option(values.out);
       if (out === undefined) {
         context.io.stdout.write(markdown.endsWith('\n') ? markdown : `${markdown}\n`);

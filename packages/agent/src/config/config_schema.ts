@@ -137,6 +137,12 @@ export const PROVIDER_ENTRY_SCHEMA = z
       })
       .optional()
       .describe('Prompt caching.'),
+    vision: z
+      .boolean()
+      .optional()
+      .describe(
+        'false when the model takes no pictures: a prompt with one is refused before it is sent (the next provider of the chain is tried). Default true.',
+      ),
   })
   .describe('One provider of the failover chain.');
 

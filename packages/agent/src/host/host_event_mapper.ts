@@ -1,4 +1,4 @@
-import type { AgentEvent, Usage } from '@lich/core';
+import { type AgentEvent, content_text, type Usage } from '@lich/core';
 import { read_todos, TODO_TOOL } from '../toolbox/todo_list.js';
 import type { DeltaKind } from './delta_coalescer.js';
 import type { HostEventPayloads, HostEventType } from './session_host_types.js';
@@ -84,7 +84,7 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
     }
     case 'steer':
       for (const message of event.messages) {
-        sink.publish('message.steered', { turn_id, text: message.content });
+        sink.publish('message.steered', { turn_id, text: content_text(message.content) });
       }
       return;
     case 'compress_end':

@@ -99,6 +99,14 @@ export class HostStorage {
     }
   }
 
+  /**
+   * `messages` (read from a session's records) with their pictures' bytes loaded back from the
+   * storage's blobs, where it keeps pictures apart; as they are otherwise.
+   */
+  async load_images(messages: Message[]): Promise<Message[]> {
+    return (await this.#storage?.load_images?.(messages)) ?? messages;
+  }
+
   /** The readable sessions on disk, of the host's scope. */
   async summaries(): Promise<SessionSummary[]> {
     if (this.#storage === null) return [];

@@ -1,3 +1,4 @@
+import { content_text } from '@lich/core';
 import {
   before_last_run,
   conversation_of,
@@ -173,13 +174,13 @@ export class LiveSessions {
     const handle = await this.#init.storage.open(session_id);
     await this.#init.plugins_ready();
     const state = handle.state;
-    const history = conversation_of(state);
+    const history = await this.#init.storage.load_images(conversation_of(state));
     const first_user = history.find((message) => message.role === 'user');
     return this.add({
       id: session_id,
       handle,
       history,
-      title: one_line(state.title ?? first_user?.content ?? '', TITLE_LIMIT),
+      title: one_line(state.title ?? content_text(first_user?.content ?? ''), TITLE_LIMIT),
       created: state.start?.created ?? this.#init.now().toISOString(),
       approval_mode: this.#init.default_mode(),
       usage_total: { ...state.usage_total },

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { content_text } from '@lich/core';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent.js';
@@ -41,7 +42,7 @@ async function first_prompt(work_dir: string, now: Date, surface?: 'chat'): Prom
   });
   await agent.run({ input: 'hi', session: false });
   await agent.close();
-  return chat.calls[0]?.messages[0]?.content ?? '';
+  return content_text(chat.calls[0]?.messages[0]?.content ?? '');
 }
 
 describe('the system prompt', () => {

@@ -1,4 +1,5 @@
 import type { Message, ToolRunContext } from '@lich/core';
+import { content_text } from '@lich/core';
 import { read_session_messages } from '@lich/session';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -102,7 +103,7 @@ describe('todo_write', () => {
     );
     expect(names).not.toContain('todo_write');
     const summary = last.find(
-      (message) => message.role === 'user' && message.content.includes('<task_list>'),
+      (message) => message.role === 'user' && content_text(message.content).includes('<task_list>'),
     );
     expect(summary?.content).toContain('[>] write the fix');
     expect(todos_from_history(last)).toEqual(ITEMS);

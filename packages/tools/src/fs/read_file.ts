@@ -1,4 +1,5 @@
-import type { Tool, ToolOutput } from '@lich/core';
+import { basename } from 'node:path';
+import { image_info, type Tool, type ToolOutput } from '@lich/core';
 import { z } from 'zod';
 import { output_budget } from '../output_budget.js';
 import { refuse_denied } from './denied.js';
@@ -10,6 +11,12 @@ import { BINARY_SAMPLE_BYTES, looks_binary } from './text.js';
 export const READ_FILE_DEFAULT_LIMIT = 2_000;
 /** A longer line is cut to this many characters in `read_file`'s output. */
 export const READ_FILE_MAX_LINE_CHARS = 2_000;
+
+/**
+ * The largest picture `read_file` returns (it is scaled to the model's limits when sent, so
+ * this only bounds what is read and kept in the session).
+ */
+export const READ_FILE_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** The most bytes read at once. */
 const CHUNK_BYTES = 1 << 20;
@@ -38,6 +45,9 @@ export type ReadFileArgs = z.infer<typeof parameters>;
 /**
  * `read_file { path, offset?, limit? }`: lines of a text file, numbered like `cat -n`.
  *
+ * A picture (PNG, JPEG, GIF, WebP, up to `READ_FILE_MAX_IMAGE_BYTES`) comes back whole as an
+ * image part, for a model that can see; other binary files are refused.
+ *
  * Contract: streams the file (memory stays bounded whatever its size, and reading the first lines
  * of a 2 GB file costs what reading those lines costs); refuses a binary file, a folder, a path the
  * guard refuses; stops at a line holding binary data (a NUL byte); cuts lines longer than `READ_FILE_MAX_LINE_CHARS`; stops before the executor's
@@ -45,10 +55,25 @@ export type ReadFileArgs = z.infer<typeof parameters>;
  * time, so the abort signal and the time limit act between chunks and a long scan never blocks
  * other sessions (`LineScanner` does the counting).
  */
+/** The whole file behind `handle` (`size` bytes; a file that shrank meanwhile gives fewer). */
+async function read_whole(
+  handle: Awaited<ReturnType<typeof open_in_work_dir>>['handle'],
+  size: number,
+): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return bytes.subarray(0, filled);
+}
+
 export const read_file_tool: Tool<ReadFileArgs> = {
   name: 'read_file',
   description:
-    'Read a text file. Returns numbered lines ("   12\\tline"). Use offset and limit to read part ' +
+    'Read a text file, or look at a picture (PNG, JPEG, GIF, WebP). Returns numbered lines ("   12\\tline"). Use offset and limit to read part ' +
     `of a large file (default: the first ${READ_FILE_DEFAULT_LIMIT} lines).`,
   parameters,
   async execute(args, context): Promise<ToolOutput> {
@@ -63,10 +88,36 @@ export const read_file_tool: Tool<ReadFileArgs> = {
       );
       let { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
       const sample = buffer.subarray(0, Math.min(bytesRead, BINARY_SAMPLE_BYTES));
+      const picture = image_info(buffer.subarray(0, bytesRead));
+      if (picture !== undefined) {
+        if (size > READ_FILE_MAX_IMAGE_BYTES) {
+          return {
+            ok: false,
+            output: `'${args.path}' is a picture of ${size} bytes, over read_file's limit of ${READ_FILE_MAX_IMAGE_BYTES} bytes.`,
+          };
+        }
+        const bytes =
+          size <= bytesRead ? buffer.subarray(0, bytesRead) : await read_whole(handle, size);
+        context.signal.throwIfAborted();
+        return {
+          ok: true,
+          output: `'${args.path}' is a picture (${picture.media_type}, ${picture.width}×${picture.height} px, ${bytes.length} bytes): it is attached.`,
+          images: [
+            {
+              type: 'image',
+              media_type: picture.media_type,
+              data: Buffer.from(bytes).toString('base64'),
+              name: basename(args.path),
+              width: picture.width,
+              height: picture.height,
+            },
+          ],
+        };
+      }
       if (looks_binary(sample)) {
         return {
           ok: false,
-          output: `'${args.path}' looks like a binary file (${size} bytes); read_file shows text files only.`,
+          output: `'${args.path}' looks like a binary file (${size} bytes); read_file shows text files and pictures (PNG, JPEG, GIF, WebP) only.`,
         };
       }
       if (bytesRead === 0) return '(empty file)';
