@@ -70,6 +70,10 @@ describe('subagents (task)', () => {
       if (is_child(call)) {
         active += 1;
         most = Math.max(most, active);
+        // all three meet here (a slow start of one under load is no failure), then end in turn
+        for (let waited = 0; most < 3 && waited < 2_000; waited += 5) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
         await new Promise((resolve) => setTimeout(resolve, delays[first_user(call)]));
         active -= 1;
         return to_chat_result({ text: `result of ${first_user(call)}`, usage: USAGE });

@@ -1,6 +1,12 @@
 import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
-import { type ContractConfig, provider_contract_suite, WEATHER_TOOL } from '@lich/testkit';
+import {
+  type ContractConfig,
+  picture_conversation,
+  provider_contract_suite,
+  TINY_PNG_BASE64,
+  WEATHER_TOOL,
+} from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_KIND, create_anthropic_provider } from '../src/index.js';
 
@@ -300,5 +306,45 @@ describe('Anthropic errors (the rest is the contract suite)', () => {
     expect(() =>
       create_anthropic_provider({ kind: 'anthropic', model: 'm', options: { thinking: 'on' } }),
     ).toThrow(/options.thinking/);
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    anthropic.server.enqueue({ text: 'a red dot' });
+    const { request } = await anthropic.chat(picture_conversation(), {
+      config: { cache: { enabled: false } },
+    });
+    expect(request?.body).toMatchObject({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is wrong here' },
+            {
+              type: 'image',
+              source: { type: 'base64', media_type: 'image/png', data: TINY_PNG_BASE64 },
+            },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'read_file' }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'call_1',
+              content: [
+                { type: 'text', text: 'a picture' },
+                {
+                  type: 'image',
+                  source: { type: 'base64', media_type: 'image/png', data: TINY_PNG_BASE64 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
   });
 });

@@ -4,7 +4,9 @@ import {
   BEDROCK_FAKE_SIGNATURE,
   type ContractConfig,
   event_stream_message,
+  picture_conversation,
   provider_contract_suite,
+  TINY_PNG_BASE64,
   WEATHER_TOOL,
 } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
@@ -207,5 +209,38 @@ describe('create_bedrock_provider: the Converse mapping (the rest is the contrac
     expect(request?.path).toMatch(/\/converse$/);
     expect(request?.headers.authorization).toBe('Bearer bedrock-api-key');
     expect(result.message.content).toBe('whole');
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    bedrock.server.enqueue({ text: 'a red dot' });
+    const { request } = await bedrock.chat(picture_conversation());
+    expect(request?.body).toMatchObject({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { text: 'what is wrong here' },
+            { image: { format: 'png', source: { bytes: TINY_PNG_BASE64 } } },
+          ],
+        },
+        { role: 'assistant', content: [{ toolUse: { toolUseId: 'call_1', name: 'read_file' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              toolResult: {
+                toolUseId: 'call_1',
+                content: [
+                  { text: 'a picture' },
+                  { image: { format: 'png', source: { bytes: TINY_PNG_BASE64 } } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
   });
 });

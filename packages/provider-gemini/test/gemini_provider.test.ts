@@ -3,7 +3,9 @@ import type { ProviderConfig } from '@lich/providers';
 import {
   type ContractConfig,
   GEMINI_FAKE_SIGNATURE,
+  picture_conversation,
   provider_contract_suite,
+  TINY_PNG_BASE64,
   WEATHER_TOOL,
 } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
@@ -200,5 +202,31 @@ describe('create_gemini_provider: the Gemini mapping (the rest is the contract s
       config: { api_key_env: 'MY_GEMINI_KEY' } as Partial<ProviderConfig & ContractConfig>,
     });
     expect(named.error.message).toContain('(set MY_GEMINI_KEY)');
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    gemini.server.enqueue({ text: 'a red dot' });
+    const { request } = await gemini.chat(picture_conversation());
+    expect(request?.body).toMatchObject({
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'what is wrong here' },
+            { inlineData: { mimeType: 'image/png', data: TINY_PNG_BASE64 } },
+          ],
+        },
+        { role: 'model', parts: [{ functionCall: { name: 'read_file' } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { name: 'read_file', response: { result: 'a picture' } } },
+            { inlineData: { mimeType: 'image/png', data: TINY_PNG_BASE64 } },
+          ],
+        },
+      ],
+    });
   });
 });

@@ -1,6 +1,12 @@
 import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
-import { type ContractConfig, provider_contract_suite, WEATHER_TOOL } from '@lich/testkit';
+import {
+  type ContractConfig,
+  picture_conversation,
+  provider_contract_suite,
+  TINY_PNG_BASE64,
+  WEATHER_TOOL,
+} from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
 import { create_ollama_provider, OLLAMA_KIND } from '../src/index.js';
 
@@ -134,5 +140,20 @@ describe('Ollama errors (the rest is the contract suite)', () => {
     expect(() =>
       create_ollama_provider({ kind: 'ollama', model: 'm', options: { think: 'maximum' } }),
     ).toThrow(/options.think/);
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    ollama.server.enqueue({ text: 'a red dot' });
+    const { request } = await ollama.chat(picture_conversation());
+    expect(request?.body).toMatchObject({
+      messages: [
+        { role: 'user', content: 'what is wrong here', images: [TINY_PNG_BASE64] },
+        { role: 'assistant', content: '' },
+        { role: 'tool', content: 'a picture', tool_name: 'read_file' },
+        { role: 'user', content: 'The pictures the tools returned.', images: [TINY_PNG_BASE64] },
+      ],
+    });
   });
 });

@@ -3,8 +3,10 @@ import type { ProviderConfig } from '@lich/providers';
 import {
   type ContractConfig,
   type FakeServer,
+  picture_conversation,
   provider_contract_suite,
   start_openai_server,
+  TINY_PNG_BASE64,
   WEATHER_TOOL,
 } from '@lich/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -457,5 +459,32 @@ describe('OpenAI-compatible errors (the rest is the contract suite)', () => {
     expect(() =>
       create_openai_provider({ kind: 'openai_compat', model: 'm', options: { stream: 'yes' } }),
     ).toThrow(/options.stream/);
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    openai.server.enqueue({ text: 'a red dot' });
+    const { request } = await openai.chat(picture_conversation());
+    expect(request?.body).toMatchObject({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is wrong here' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+          ],
+        },
+        { role: 'assistant', content: null },
+        { role: 'tool', tool_call_id: 'call_1', content: 'a picture\n\n[image: logo.png]' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'The pictures the tool read_file returned:' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+          ],
+        },
+      ],
+    });
   });
 });

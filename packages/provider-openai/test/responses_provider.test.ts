@@ -2,8 +2,10 @@ import type { Message } from '@lich/core';
 import type { ProviderConfig } from '@lich/providers';
 import {
   type ContractConfig,
+  picture_conversation,
   provider_contract_suite,
   RESPONSES_FAKE_ENCRYPTED,
+  TINY_PNG_BASE64,
   WEATHER_TOOL,
 } from '@lich/testkit';
 import { describe, expect, it } from 'vitest';
@@ -100,5 +102,36 @@ describe('the OpenAI Responses API (the rest is the contract suite)', () => {
       { type: 'function_call_output', call_id: calls[1]?.id, output: `${calls[1]?.id} ok` },
     ]);
     expect(second.result.message.content).toBe('Cold and warm.');
+  });
+});
+
+describe('pictures', () => {
+  it('sends a picture in a user message and in a tool result in the wire shape of its API', async () => {
+    responses.server.enqueue({ text: 'a red dot' });
+    const { request } = await responses.chat(picture_conversation());
+    expect(request?.body).toMatchObject({
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'what is wrong here' },
+            { type: 'input_image', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` },
+          ],
+        },
+        { type: 'function_call', call_id: 'call_1', name: 'read_file' },
+        {
+          type: 'function_call_output',
+          call_id: 'call_1',
+          output: 'a picture\n\n[image: logo.png]',
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'The pictures the tool read_file returned:' },
+            { type: 'input_image', image_url: `data:image/png;base64,${TINY_PNG_BASE64}` },
+          ],
+        },
+      ],
+    });
   });
 });

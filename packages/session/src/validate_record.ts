@@ -20,10 +20,31 @@ function is_count(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
+/** A user or tool message's content made of parts: text, and pictures held by data or blob. */
+function check_parts(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return 'message content is neither text nor a list of parts';
+  for (const part of value) {
+    if (!is_object(part)) return 'a content part is not an object';
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') return 'a text part has no text';
+    } else if (part.type === 'image') {
+      if (typeof part.media_type !== 'string') return 'an image part has no media_type';
+      if (typeof part.data !== 'string' && typeof part.blob !== 'string') {
+        return 'an image part has neither data nor blob';
+      }
+    } else return `a content part has an unknown type (${String(part.type)})`;
+  }
+  return undefined;
+}
+
 function check_message(value: unknown): string | undefined {
   if (!is_object(value)) return 'message is not an object';
   if (typeof value.role !== 'string' || !ROLES.has(value.role)) return 'message has no valid role';
-  if (typeof value.content !== 'string') return 'message content is not a string';
+  if (typeof value.content !== 'string') {
+    if (value.role !== 'user' && value.role !== 'tool') return 'message content is not a string';
+    const problem = check_parts(value.content);
+    if (problem !== undefined) return problem;
+  }
   if (value.role === 'tool' && typeof value.tool_call_id !== 'string') {
     return 'tool message has no tool_call_id';
   }

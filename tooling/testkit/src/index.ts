@@ -39,6 +39,7 @@ export { FIXTURES_DIR, fixture_path, read_fixture } from './fixtures.js';
 export { fs_state, type PathState } from './fs_state.js';
 export { type GatewayCliSpec, gateway_cli_suite } from './gateway_cli_suite.js';
 export { GEMINI_FAKE_SIGNATURE, render_gemini } from './gemini_render.js';
+export { picture_conversation, TINY_PNG_BASE64, tiny_png } from './images.js';
 export { render_ollama } from './ollama_render.js';
 export {
   type OpenAIBill,

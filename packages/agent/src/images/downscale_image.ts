@@ -59,9 +59,7 @@ export async function downscale_image(
       `${name} is ${info.width}×${info.height} px and ${megabytes(bytes.length)}, over the model's limit of ${limits.max_side} px and ${megabytes(limits.max_bytes)}, and sharp (which scales pictures down) is not installed: run \`npm i -g sharp\` next to Lich, or send a smaller picture`,
     );
   }
-  const scale = Math.min(1, limits.max_side / Math.max(info.width, info.height));
-  let width = Math.max(1, Math.floor(info.width * scale));
-  let height = Math.max(1, Math.floor(info.height * scale));
+  let side = Math.min(limits.max_side, Math.max(info.width, info.height));
   const keep_png = info.media_type === 'image/png' || info.media_type === 'image/gif';
   const attempts: { format: 'png' | 'webp' | 'jpeg'; quality: number }[] = keep_png
     ? [{ format: 'png', quality: 100 }]
@@ -74,9 +72,10 @@ export async function downscale_image(
   );
   for (let round = 0; round < 4; round++) {
     for (const attempt of attempts) {
-      const image: Sharp = sharp(bytes, { animated: false }).rotate().resize(width, height, {
-        fit: 'inside',
-      });
+      // a square box: the long side (after turning the picture upright) becomes `side`
+      const image: Sharp = sharp(bytes, { animated: false })
+        .rotate()
+        .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
       const out =
         attempt.format === 'png'
           ? await image.png({ compressionLevel: 9 }).toBuffer({ resolveWithObject: true })
@@ -95,8 +94,7 @@ export async function downscale_image(
         };
       }
     }
-    width = Math.max(1, Math.floor(width * 0.7));
-    height = Math.max(1, Math.floor(height * 0.7));
+    side = Math.max(1, Math.floor(side * 0.7));
   }
   throw new ImageTooLargeError(
     `${name} could not be brought under ${megabytes(limits.max_bytes)} for this model`,
