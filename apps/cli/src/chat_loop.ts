@@ -169,7 +169,10 @@ export async function open_chat_session(
         ? session_store_of(agent.config)
         : new SessionStore({ session_dir: dirname(summary.path) });
     const session = await reading_session(summary, () => store.open(summary.id));
-    const history = conversation_of(session.state).filter((message) => message.role !== 'system');
+    // pictures are kept by hash beside the transcript: read their bytes back
+    const history = (await store.load_images(conversation_of(session.state))).filter(
+      (message) => message.role !== 'system',
+    );
     context.say(
       context.err.dim(`resumed session ${short_id(summary.id)} (${history.length} messages)`),
     );

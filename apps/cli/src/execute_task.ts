@@ -1,5 +1,5 @@
 import type { Agent, ApprovalMode, Approver } from '@lich/agent';
-import type { Message } from '@lich/core';
+import type { ImagePart, Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import type { CliApproval } from './approval.js';
 import type { CommandContext } from './context.js';
@@ -14,6 +14,8 @@ import { StreamJsonWriter } from './stream_json.js';
 export interface TaskOptions {
   agent: Agent;
   input: string;
+  /** Pictures sent with `input` (`--image`, `@shot.png`). */
+  images?: readonly ImagePart[];
   history?: readonly Message[];
   /** The session to record into, or null for none. */
   session: SessionHandle | null;
@@ -84,6 +86,9 @@ export async function execute_task(
   try {
     const result = await agent.run({
       input: options.input,
+      ...(options.images === undefined || options.images.length === 0
+        ? {}
+        : { images: options.images }),
       ...(options.history === undefined ? {} : { history: options.history }),
       signal: interrupt.signal,
       session: session ?? false,

@@ -54,7 +54,9 @@ const LOG_FLAGS = `  -q, --quiet           no progress on stderr (warnings and e
 const RUN_FLAGS = `  -p, --print           run the task and print the answer (the one-shot; never interactive)
   --output-format <f>   text (the answer), json (one document), stream-json (one event per line)
   --json                the same as --output-format json
-  -c, --continue        continue the newest session of the work dir`;
+  -c, --continue        continue the newest session of the work dir
+  -i, --image <file>    send a picture (PNG, JPEG, GIF, WebP; repeatable); @shot.png in the
+                        task attaches one too`;
 
 const MAIN = `lich — an AI agent harness at your terminal
 

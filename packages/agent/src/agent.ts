@@ -733,7 +733,7 @@ export class Agent {
    */
   async attach_file_mentions(text: string): Promise<AttachedMentions> {
     if (!text.includes('@') || !this.registry.has('read_file')) {
-      return { text, attached: [], skipped: [] };
+      return { text, attached: [], images: [], skipped: [] };
     }
     const { existsSync, statSync } = await import('node:fs');
     const { resolve } = await import('node:path');

@@ -3,7 +3,7 @@
  * through the `read_file` tool (its path guard, its masked paths, its line numbers and limits) and
  * added after the text, so the model sees it without a tool call of its own.
  */
-import type { ToolResult } from '@lich/core';
+import type { ImagePart, ToolResult } from '@lich/core';
 
 /** How many files one prompt attaches at most. */
 export const MAX_MENTIONED_FILES = 10;
@@ -14,6 +14,8 @@ export interface AttachedMentions {
   text: string;
   /** The paths attached, in the order named. */
   attached: string[];
+  /** The pictures among them (`@shot.png`), to send with the text as image parts. */
+  images: ImagePart[];
   /** Mentions of files that exist but could not be attached, with why (one line each). */
   skipped: { path: string; why: string }[];
 }
@@ -34,7 +36,8 @@ export const ATTACHMENT_MARK = '\n\n<file path="';
 /**
  * Attaches the files `text` mentions as `@path`. A word that names no file (a handle, a package
  * scope) is left alone; a file `read_file` refuses (outside the work dir, masked, binary, a
- * folder) is reported in `skipped` and not attached.
+ * folder) is reported in `skipped` and not attached. A picture (`@shot.png`) comes back in
+ * `images`, to go with the text as an image part.
  *
  * Contract: never throws; `exists` and `read` are the caller's (`read` is `read_file`).
  */
@@ -44,6 +47,7 @@ export async function attach_file_mentions(
   read: (path: string) => Promise<ToolResult>,
 ): Promise<AttachedMentions> {
   const attached: string[] = [];
+  const images: ImagePart[] = [];
   const skipped: { path: string; why: string }[] = [];
   const blocks: string[] = [];
   for (const path of file_mentions(text)) {
@@ -64,8 +68,13 @@ export async function attach_file_mentions(
       continue;
     }
     attached.push(path);
+    if (result.images !== undefined && result.images.length > 0) {
+      // a picture goes as itself; the text keeps the @path that names it
+      images.push(...result.images);
+      continue;
+    }
     blocks.push(`<file path="${path.replaceAll('"', '&quot;')}">\n${result.output}\n</file>`);
   }
-  if (blocks.length === 0) return { text, attached, skipped };
-  return { text: `${text}\n\n${blocks.join('\n\n')}`, attached, skipped };
+  if (blocks.length === 0) return { text, attached, images, skipped };
+  return { text: `${text}\n\n${blocks.join('\n\n')}`, attached, images, skipped };
 }

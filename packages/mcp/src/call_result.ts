@@ -3,12 +3,19 @@
  * dumped), `isError` as `ok: false`, and the whole clamped without building a giant string.
  */
 
+import { type ImagePart, image_info } from '@lich/core';
+
 /** What a call returns to the executor (the `ToolOutput` object form). */
 export interface McpCallOutput {
   ok: boolean;
   output: string;
   error?: string;
+  /** The result's pictures, passed on as image parts for a model that can see. */
+  images?: ImagePart[];
 }
+
+/** The largest picture of a result passed on as a picture (larger ones are only described). */
+export const MAX_RESULT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** The default bound of a call's output, in characters; the executor may clamp further. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
@@ -19,7 +26,8 @@ type Block = Record<string, unknown>;
  * Maps a `tools/call` result.
  *
  * - `text` blocks are joined by newlines;
- * - `image` / `audio` become `[image: image/png, 1.2 KB]`;
+ * - `image` / `audio` become `[image: image/png, 1.2 KB]`; a PNG, JPEG, GIF or WebP picture
+ *   (up to `MAX_RESULT_IMAGE_BYTES`, its bytes what its header says) also comes back in `images`;
  * - `resource_link` becomes `[resource link: name <uri> (mime, size)]`;
  * - an embedded `resource` is described by uri, mime type and size, followed by its text when it
  *   has text;
@@ -37,11 +45,14 @@ export function map_call_result(
   const record = is_record(result) ? result : {};
   const content = Array.isArray(record.content) ? record.content : [];
   const parts: string[] = [];
+  const images: ImagePart[] = [];
   let saw_text = false;
   for (const block of content) {
     if (!is_record(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') saw_text = true;
     parts.push(describe_block(block));
+    const picture = block.type === 'image' ? image_part(block) : undefined;
+    if (picture !== undefined) images.push(picture);
   }
   if (!saw_text && record.structuredContent !== undefined) {
     parts.push(safe_json(record.structuredContent));
@@ -51,7 +62,23 @@ export function map_call_result(
     const message = output === '' ? 'the tool reported an error without a message' : output;
     return { ok: false, output: message, error: message };
   }
-  return { ok: true, output };
+  return images.length === 0 ? { ok: true, output } : { ok: true, output, images };
+}
+
+/** An `image` block as an image part, when it is a picture a model can take. */
+function image_part(block: Block): ImagePart | undefined {
+  if (typeof block.data !== 'string' || base64_size(block.data) > MAX_RESULT_IMAGE_BYTES) {
+    return undefined;
+  }
+  const info = image_info(Buffer.from(block.data, 'base64'));
+  if (info === undefined) return undefined;
+  return {
+    type: 'image',
+    media_type: info.media_type,
+    data: block.data,
+    width: info.width,
+    height: info.height,
+  };
 }
 
 function describe_block(block: Block): string {

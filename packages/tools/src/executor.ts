@@ -310,6 +310,7 @@ export class ToolExecutor implements ToolRunner {
     if (result.truncated) clamped.truncated = true;
     if (typeof result.sandbox === 'string') clamped.sandbox = result.sandbox;
     if (result.untrusted === true) clamped.untrusted = true;
+    if (result.images !== undefined && result.images.length > 0) clamped.images = result.images;
     if (output.length > this.max_output_chars) {
       clamped.output = truncate_text(output, this.max_output_chars);
       clamped.truncated = true;

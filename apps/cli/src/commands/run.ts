@@ -1,3 +1,4 @@
+import type { ImagePart } from '@lich/core';
 import { cli_approval } from '../approval.js';
 import {
   AGENT_OPTIONS,
@@ -24,6 +25,7 @@ export const RUN_OPTIONS = {
   ...OUTPUT_OPTIONS,
   ...CONTINUE_OPTIONS,
   print: { type: 'boolean', short: 'p' },
+  image: { type: 'string', short: 'i', multiple: true },
 } as const;
 
 /**
@@ -71,6 +73,10 @@ export const command_run: Command = async (context) => {
     );
   }
   if (report_no_provider(context, config, model_given(context, values))) return EXIT.USAGE;
+  const images = await read_images(
+    context,
+    [values.image ?? []].flat().filter((path): path is string => typeof path === 'string'),
+  );
   const approval = await cli_approval(context, values, config, 'run');
   const agent = await make_agent(context, config, output, values.trust === true);
   const { open_chat_session, chat_loop } = await import('../chat_loop.js');
@@ -91,9 +97,13 @@ export const command_run: Command = async (context) => {
         output,
       });
     }
+    // `@path` in the task attaches the file, a picture as itself (C31, #35)
+    const mentions = await agent.attach_file_mentions(input);
+    for (const { path, why } of mentions.skipped) context.warn(`@${path} was not attached: ${why}`);
     const outcome = await execute_task(context, {
       agent,
-      input,
+      input: mentions.text,
+      images: [...images, ...mentions.images],
       history: opened.history,
       session: opened.session,
       output,
@@ -106,6 +116,27 @@ export const command_run: Command = async (context) => {
     await agent.close();
   }
 };
+
+/** The pictures of `--image` (repeatable), read before anything starts: a bad one is a usage error. */
+async function read_images(
+  context: CommandContext,
+  paths: readonly string[],
+): Promise<ImagePart[]> {
+  if (paths.length === 0) return [];
+  const { read_image_file } = await import('@lich/agent');
+  const images: ImagePart[] = [];
+  for (const path of paths) {
+    try {
+      images.push(await read_image_file(path, context.io.cwd));
+    } catch (error) {
+      throw new UsageError(
+        `--image ${error instanceof Error ? error.message : String(error)}`,
+        'run',
+      );
+    }
+  }
+  return images;
+}
 
 /**
  * The task with piped stdin added as context. Waits `LICH_STDIN_WAIT_MS` (default 2 s) for the
