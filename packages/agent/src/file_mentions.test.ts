@@ -33,6 +33,26 @@ describe('attach_file_mentions', () => {
       () => true,
       async () => ok('x'),
     );
-    expect(result).toEqual({ text: 'plain', attached: [], skipped: [] });
+    expect(result).toEqual({ text: 'plain', attached: [], images: [], skipped: [] });
+  });
+
+  it('attaches a picture as itself, leaving the text as written', async () => {
+    const picture = {
+      type: 'image' as const,
+      media_type: 'image/png',
+      data: 'AAAA',
+      name: 'a.png',
+    };
+    const result = await attach_file_mentions(
+      'what is wrong in @a.png?',
+      () => true,
+      async () => ({ ...ok("'a.png' is a picture"), images: [picture] }),
+    );
+    expect(result).toEqual({
+      text: 'what is wrong in @a.png?',
+      attached: ['a.png'],
+      images: [picture],
+      skipped: [],
+    });
   });
 });
