@@ -44,6 +44,8 @@ export interface SubagentAgent {
   run(options: AgentRunOptions): Promise<AgentRunResult>;
   create_session(options?: { parent_session_id?: string }): Promise<SessionHandle | null>;
   resolve_model(model?: string): unknown;
+  /** The project's instructions (AGENTS.md) every run carries, and the prompt's clock. */
+  subagent_context(signal?: AbortSignal): Promise<{ instructions: string; now?: Date }>;
 }
 
 /** The job the model hands to a subagent. */
@@ -55,7 +57,8 @@ export interface TaskRequest {
 
 /**
  * The subagents of one run: each `task` call becomes a child run of the same Agent with a fresh
- * history, the type's system prompt and tools, the parent's permission gate (policy, mode and
+ * history, the type's system prompt (its role, then the project's instructions, AGENTS.md, as
+ * the parent has them) and tools, the parent's permission gate (policy, mode and
  * approver), its own session file (with `parent_session_id`), and the parent's abort signal.
  *
  * Contract: at most `subagents.max_concurrent` children work at once (the rest wait, in call
@@ -182,6 +185,9 @@ export class SubagentRunner {
         type.model !== undefined && this.#agent.resolve_model(type.model) !== null
           ? type.model
           : undefined;
+      // the type's body is the child's role; the project's instructions (AGENTS.md) still
+      // apply to it, as they do to the parent, after the role and before the environment
+      const { instructions, now } = await this.#agent.subagent_context(signal);
       const result = await this.#agent.run({
         input: request.prompt,
         session: handle ?? false,
@@ -190,8 +196,11 @@ export class SubagentRunner {
           base: type.prompt,
           lich_text: true,
           surface: 'api',
-          instructions: '',
-          environment: prompt_environment({ work_dir: this.#agent.config.work_dir }),
+          instructions,
+          environment: prompt_environment({
+            work_dir: this.#agent.config.work_dir,
+            ...(now === undefined ? {} : { now }),
+          }),
         }),
         allowed_tools: this.#tools(type),
         subagent_depth: this.#depth + 1,
