@@ -280,6 +280,15 @@ describe('reduce: every host event type', () => {
         description: 'find it',
         subagent_type: 'general',
       },
+      'subagent.activity': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        tool: 'read_file',
+        args: { path: 'a.ts' },
+        tool_count: 1,
+      },
       'subagent.completed': {
         ...T,
         tool_call_id: 'c3',
@@ -310,8 +319,6 @@ describe('reduce: every host event type', () => {
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
       'checkpoint:1',
-      'notice(info):↳ subagent general: find it',
-      'notice(info):↳ subagent done',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);

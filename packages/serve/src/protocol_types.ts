@@ -259,6 +259,18 @@ export interface EventPayloads {
     description: string;
     subagent_type: string;
   };
+  /**
+   * What a subagent does, as it does it: a tool call it started (`tool`, `args`), or `tool: null`
+   * when it waits for the model again; `tool_count` is how many calls it started so far.
+   */
+  'subagent.activity': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    tool: string | null;
+    args?: unknown;
+    tool_count: number;
+  };
   /** A subagent ended; its usage is counted in the parent session's. */
   'subagent.completed': TurnScoped & {
     tool_call_id: string;

@@ -395,7 +395,7 @@ export class LiveSession {
           [SUBAGENT_EVENTS_FIELD]: (event: SubagentEvent) => {
             const { type, ...rest } = event;
             if (event.type === 'completed') sink.usage(event.usage);
-            this.publish(type === 'started' ? 'subagent.started' : 'subagent.completed', {
+            this.publish(`subagent.${type}`, {
               turn_id,
               ...rest,
             } as never);

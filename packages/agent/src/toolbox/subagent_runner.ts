@@ -1,4 +1,10 @@
-import { add_usage, type ToolOutput, type ToolRunContext, type Usage } from '@lich/core';
+import {
+  type AgentEvent,
+  add_usage,
+  type ToolOutput,
+  type ToolRunContext,
+  type Usage,
+} from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import type { AgentRunOptions, AgentRunResult } from '../agent_options.js';
 import type { AgentConfig } from '../config/config_schema.js';
@@ -17,7 +23,10 @@ export const SUBAGENT_FIELD = 'subagents';
 /** The field of a tool call's context a surface puts its subagent listener in. */
 export const SUBAGENT_EVENTS_FIELD = 'on_subagent';
 
-/** What a surface hears of a subagent: its start, and its end with its usage. */
+/**
+ * What a surface hears of a subagent: its start; what it does (`activity`: a tool call it
+ * started, or `tool: null` when it asks the model again); its end with its usage.
+ */
 export type SubagentEvent =
   | {
       type: 'started';
@@ -26,6 +35,18 @@ export type SubagentEvent =
       parent_session_id: string | null;
       description: string;
       subagent_type: string;
+    }
+  | {
+      type: 'activity';
+      tool_call_id: string;
+      session_id: string | null;
+      parent_session_id: string | null;
+      /** The tool the child just started, or null: it is waiting for the model. */
+      tool: string | null;
+      /** The tool call's arguments (absent with `tool: null`). */
+      args?: unknown;
+      /** How many tool calls the child has started so far. */
+      tool_count: number;
     }
   | {
       type: 'completed';
@@ -188,8 +209,24 @@ export class SubagentRunner {
       // the type's body is the child's role; the project's instructions (AGENTS.md) still
       // apply to it, as they do to the parent, after the role and before the environment
       const { instructions, now } = await this.#agent.subagent_context(signal);
+      let tool_count = 0;
+      const said = { tool_call_id, session_id, parent_session_id };
       const result = await this.#agent.run({
         input: request.prompt,
+        // what the child does, for a surface that shows it under the parent's `task` call
+        ...(on_event === undefined
+          ? {}
+          : {
+              on_event: (event: AgentEvent) => {
+                if (event.type === 'tool_call_start') {
+                  tool_count += 1;
+                  const { name } = event.call;
+                  on_event({ type: 'activity', ...said, tool: name, args: event.args, tool_count });
+                } else if (event.type === 'llm_start') {
+                  on_event({ type: 'activity', ...said, tool: null, tool_count });
+                }
+              },
+            }),
         session: handle ?? false,
         signal,
         system_prompt: compose_system_prompt({
