@@ -247,6 +247,12 @@ describe('subagents (task)', () => {
     // the child is a session like any other: the host can load it
     const history = await host.history(child_id);
     expect(history.at(-1)).toMatchObject({ role: 'assistant', content: 'child answer' });
+    // a list (serve's session.list) says whose child it is
+    const listed = await host.list();
+    expect(listed.find((info) => info.session_id === child_id)?.parent_session_id).toBe(session_id);
+    expect(listed.find((info) => info.session_id === session_id)).not.toHaveProperty(
+      'parent_session_id',
+    );
   });
 
   it('on the host: what a child does reaches the parent stream as subagent.activity', async () => {

@@ -88,6 +88,8 @@ export interface WireSessionInfo {
   usage_total: WireUsage;
   /** How commands run: `bwrap`, `sandbox-exec`, `none` or `off`; absent until known. */
   sandbox?: string;
+  /** The session whose `task` tool started this one (a subagent); absent otherwise. */
+  parent_session_id?: string;
 }
 
 interface TurnScoped {

@@ -183,6 +183,9 @@ export class LiveSession {
       approval_mode: this.approval_mode,
       usage_total: { ...this.usage_total },
       ...(this.sandbox === undefined ? {} : { sandbox: this.sandbox }),
+      ...(this.handle?.state.start?.parent_session_id === undefined
+        ? {}
+        : { parent_session_id: this.handle.state.start.parent_session_id }),
     };
   }
 

@@ -63,6 +63,11 @@ export interface SessionInfo {
    * `off` (`sandbox.mode: off`). Absent until the host has looked; a `session.info` follows then.
    */
   sandbox?: string;
+  /**
+   * The session whose `task` tool started this one (a subagent); absent for a session a person
+   * started. A list shows children beneath their parent (`nest_sessions` of `@lich/session`).
+   */
+  parent_session_id?: string;
 }
 
 /** A turn-scoped payload names its turn. */
