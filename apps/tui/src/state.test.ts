@@ -691,6 +691,32 @@ describe('reduce: session picker', () => {
     expect(state.picker?.selected).toBe(0);
     expect(reduce(state, { type: 'picker_close' }).picker).toBeNull();
   });
+
+  it('lists the sessions a person started, each with a count of the subagents beneath it', async () => {
+    const { picker_lines } = await import('./prompt_lines.js');
+    const { make_palette } = await import('./palette.js');
+    const sessions = [
+      info({ session_id: 'child-2', parent_session_id: 'parent', title: 'job two' }),
+      info({ session_id: 'child-1', parent_session_id: 'parent', title: 'job one' }),
+      info({ session_id: 'grandchild', parent_session_id: 'child-1', title: 'deeper' }),
+      info({ session_id: 'parent', title: 'the conversation' }),
+      info({ session_id: 'orphan', parent_session_id: 'deleted', title: 'kept' }),
+    ];
+    const state = reduce(initial_state(), { type: 'picker_open', sessions });
+    expect(state.picker?.sessions.map((session) => session.session_id)).toEqual([
+      'parent',
+      'orphan',
+    ]);
+    expect(state.picker?.subagents).toEqual({ parent: 3 });
+    const lines = picker_lines(
+      state.picker as NonNullable<TuiState['picker']>,
+      make_palette({ color: false, plain: true }),
+      100,
+      10,
+    );
+    expect(lines[1]).toContain('the conversation · 2026-01-01 00:00 · fake-model · +3 subagents');
+    expect(lines[2]).not.toContain('subagent');
+  });
 });
 
 describe('the status line shows dollars next to tokens', () => {

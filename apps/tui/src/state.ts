@@ -8,7 +8,7 @@
  * reasoning being written.
  */
 
-import type { HostEvent, HostEventPayloads } from '@lich/agent';
+import type { HostEvent, HostEventPayloads, SessionInfo } from '@lich/agent';
 import { todos_from_history } from '@lich/agent/todo_list';
 import type { Message } from '@lich/core';
 import { history_blocks, type NewBlock } from './history_blocks.js';
@@ -424,6 +424,31 @@ function apply_host(state: TuiState, event: HostEvent, at: number): TuiState {
   return { ...apply_event(state, event, at), epoch: event.epoch, last_seq: event.seq };
 }
 
+/**
+ * The sessions a person started, and how many subagents' sessions sit beneath each (a child
+ * whose parent is not listed stays, so nothing is lost).
+ */
+function top_level(sessions: readonly SessionInfo[]): {
+  sessions: SessionInfo[];
+  subagents: Record<string, number>;
+} {
+  const by_id = new Map(sessions.map((session) => [session.session_id, session]));
+  const subagents: Record<string, number> = {};
+  const top: SessionInfo[] = [];
+  for (const session of sessions) {
+    let root: SessionInfo = session;
+    for (let hops = 0; hops < sessions.length; hops += 1) {
+      const parent =
+        root.parent_session_id === undefined ? undefined : by_id.get(root.parent_session_id);
+      if (parent === undefined || parent === session) break;
+      root = parent;
+    }
+    if (root === session) top.push(session);
+    else subagents[root.session_id] = (subagents[root.session_id] ?? 0) + 1;
+  }
+  return { sessions: top, subagents };
+}
+
 /** The last exchange of a conversation: from its last user message on. */
 function last_exchange(messages: readonly Message[]): readonly Message[] {
   let index = messages.length - 1;
@@ -514,7 +539,7 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         next_id: state.next_id,
       };
     case 'picker_open':
-      return { ...state, picker: { sessions: action.sessions, selected: 0 } };
+      return { ...state, picker: { ...top_level(action.sessions), selected: 0 } };
     case 'picker_move': {
       if (state.picker === null) return state;
       const last = Math.max(0, state.picker.sessions.length - 1);

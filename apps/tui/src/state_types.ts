@@ -182,8 +182,16 @@ export interface TuiState {
   subagents_expanded: boolean;
   /** The last thing shown collapsed that Ctrl+O can print in full. */
   expandable: { title: string; text: string; diff: boolean } | null;
-  /** `--resume` without an id: the sessions to choose from, and the one highlighted. */
-  picker: { sessions: readonly SessionInfo[]; selected: number } | null;
+  /**
+   * `--resume` without an id: the sessions to choose from (those a person started; subagents'
+   * sessions are counted under their parent, in `subagents` by session id), and the one
+   * highlighted.
+   */
+  picker: {
+    sessions: readonly SessionInfo[];
+    selected: number;
+    subagents?: Readonly<Record<string, number>>;
+  } | null;
   /** The person is leaving: the live region, prompt and status line are taken off the screen. */
   leaving: boolean;
   /** `/rewind` on screen, or null. */

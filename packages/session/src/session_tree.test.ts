@@ -38,10 +38,10 @@ describe('nest_sessions', () => {
       { id: 'y', parent_session_id: 'x' },
     ];
     const nested = nest_sessions([orphan, ...loop], { children: true });
-    expect(nested.map((row) => [row.session.id, row.depth])).toEqual([
-      ['o', 0],
-      ['x', 0],
-      ['y', 1],
+    expect(nested.map((row) => [row.session.id, row.depth, row.root])).toEqual([
+      ['o', 0, 'o'],
+      ['x', 0, 'x'],
+      ['y', 1, 'x'],
     ]);
   });
 });

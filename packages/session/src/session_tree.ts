@@ -16,6 +16,8 @@ export interface NestedSession<T extends NestableSession> {
   depth: number;
   /** How many sessions were started beneath it, at any depth. */
   descendants: number;
+  /** The id of the top-level session it sits beneath (its own id at depth 0). */
+  root: string;
 }
 
 /**
@@ -49,17 +51,17 @@ export function nest_sessions<T extends NestableSession>(
   for (const list of children.values()) list.sort((a, b) => a.id.localeCompare(b.id));
   const placed = new Set<string>();
   const rows: NestedSession<T>[] = [];
-  const walk = (session: T, depth: number): number => {
+  const walk = (session: T, depth: number, root: string): number => {
     placed.add(session.id);
-    const row: NestedSession<T> = { session, depth, descendants: 0 };
+    const row: NestedSession<T> = { session, depth, descendants: 0, root };
     if (options.children === true || depth === 0) rows.push(row);
     for (const child of children.get(session.id) ?? []) {
-      if (!placed.has(child.id)) row.descendants += 1 + walk(child, depth + 1);
+      if (!placed.has(child.id)) row.descendants += 1 + walk(child, depth + 1, root);
     }
     return row.descendants;
   };
-  for (const root of roots) walk(root, 0);
+  for (const root of roots) walk(root, 0, root.id);
   // sessions only reachable through a cycle of parents: shown at the top level
-  for (const session of sessions) if (!placed.has(session.id)) walk(session, 0);
+  for (const session of sessions) if (!placed.has(session.id)) walk(session, 0, session.id);
   return rows;
 }
