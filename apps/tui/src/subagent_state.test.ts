@@ -191,8 +191,6 @@ describe('subagents in the TUI state', () => {
         '  → glob **/*.ts',
         '  → read_file src/load.ts',
         '',
-        "  Subagent 'general' answered:",
-        '  ',
         '  The loader is src/load.ts.',
         '',
         'explore: count the tests — stopped · 0 tools · 17.0s · session s3',

@@ -132,15 +132,9 @@ export function subagent_detail(views: readonly SubagentView[]): { title: string
     const dropped = view.tool_count - view.calls.length;
     if (dropped > 0) lines.push(`  … ${dropped} earlier call${dropped === 1 ? '' : 's'}`);
     for (const call of view.calls) lines.push(`  → ${tool_subject(call.tool, call.args)}`);
-    if (view.report !== undefined && view.report.trim() !== '') {
-      lines.push(
-        '',
-        ...view.report
-          .trim()
-          .split('\n')
-          .map((line) => `  ${line}`),
-      );
-    }
+    // the report without the line the parent model reads first (its session is said above)
+    const report = (view.report ?? '').replace(/^Subagent '[^']*' answered[^\n]*:\n+/, '').trim();
+    if (report !== '') lines.push('', ...report.split('\n').map((line) => `  ${line}`));
     return lines.join('\n');
   });
   return { title, text: parts.join('\n\n') };
