@@ -92,4 +92,54 @@ describe.skipIf(TMUX.skip)(`subagents in lich tui${TMUX.reason}`, () => {
       await terminal.kill();
     }
   }, 90_000);
+
+  it('gives children working in parallel a block each', async () => {
+    const terminal = new TmuxTerminal();
+    try {
+      const job = (description: string) => ({
+        name: 'task',
+        arguments: { description, prompt: `job: ${description}` },
+      });
+      const read = { name: 'read_file', arguments: { path: 'notes.txt' } };
+      server.enqueue(
+        { tool_calls: [job('north wing'), job('south wing')] },
+        // both children read at once, then answer a few seconds later
+        { delay_ms: 300, tool_calls: [read] },
+        { delay_ms: 300, tool_calls: [read] },
+        { delay_ms: 4_000, text: 'Owls here.' },
+        { delay_ms: 4_000, text: 'Owls here.' },
+        { text: 'Owls in both wings.' },
+      );
+      const env = { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' };
+      await start_lich(terminal, { bin: BIN, env, args: [], cwd: sandbox.work_dir, rows: 40 });
+      await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt');
+      await terminal.type('where are the owls?');
+      await terminal.keys('Enter');
+      const both = await terminal.wait_for(
+        (text) =>
+          line_with(text, '⎿ general: north wing').includes('1 tool') &&
+          line_with(text, '⎿ general: south wing').includes('1 tool'),
+        'both children running, each on its own line',
+      );
+      expect(both.split('\n').filter((line) => line.includes('⎿ general:'))).toHaveLength(2);
+      const done = await terminal.wait_for(
+        (text) => text.includes('Owls in both wings.'),
+        'the parent answer',
+        30_000,
+      );
+      for (const wing of ['north wing', 'south wing']) {
+        expect(line_with(done, `⎿ general: ${wing}`)).toMatch(/· done · 1 tool · /);
+      }
+      await terminal.keys('C-o');
+      const expanded = await terminal.wait_for(
+        (text) => text.includes('2 subagents'),
+        'both children printed in full',
+      );
+      const after = expanded.slice(expanded.lastIndexOf('2 subagents'));
+      expect(after).toContain('general: north wing — done · 1 tool');
+      expect(after).toContain('general: south wing — done · 1 tool');
+    } finally {
+      await terminal.kill();
+    }
+  }, 90_000);
 });
