@@ -43,8 +43,10 @@ function label(state: ChatState): string {
 
 async function session_listing(state: ChatState): Promise<SessionListing[]> {
   const store = session_store_of(state.agent.config);
-  return (await store.list())
-    .filter((summary) => summary.problem === undefined)
+  const { nest_sessions } = await import('@lich/session');
+  // the conversations a person started; subagents' sessions sit beneath them, unlisted here
+  return nest_sessions((await store.list()).filter((summary) => summary.problem === undefined))
+    .map((row) => row.session)
     .map((summary) => ({
       session_id: summary.id,
       title: summary.title,

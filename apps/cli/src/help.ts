@@ -184,7 +184,9 @@ ${AGENT_FLAGS}`;
 const SESSIONS = `Usage: lich sessions <subcommand> [options]
 
 Subcommands:
-  list                  the sessions of this folder, newest first, by short id
+  list                  the sessions of this folder, newest first, by short id; a session
+                        whose subagents ran says how many (+2 subagents); --all lists them
+                        too, indented beneath it
   show <id>             the messages of a session
   resume [<id> ["task"]]
                         continue a session (the newest without an id): run a task, or chat
@@ -196,7 +198,9 @@ Subcommands:
 characters, the full id or a prefix of it, or the path of the session file.
 
 Options:
-  --limit <n>           how many sessions list and search print (default 20)
+  --limit <n>           how many sessions list and search print (default 20; list counts
+                        the sessions you started, with their subagents beneath them)
+  --all                 list subagent sessions too, each beneath the session that started it
   --out <file>          where export writes
   --json                machine-readable output for list, show and search
   --output-format <f>   text, json or stream-json for resume with a task

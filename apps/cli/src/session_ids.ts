@@ -98,10 +98,16 @@ export async function reading_session<T>(
   }
 }
 
-/** The newest readable session of `session_dir` (for `-c` and `sessions resume` without an id), or null. */
+/**
+ * The newest readable session of `session_dir` a person started (for `-c` and `sessions resume`
+ * without an id; subagents' sessions are passed over), or null.
+ */
 export async function newest_session(session_dir: string): Promise<SessionSummary | null> {
   const { list_sessions } = await import('@lich/session');
-  const sessions = (await list_sessions(session_dir)).filter((session) => !session.problem);
+  // a subagent's session is never the conversation a person means to go back to
+  const sessions = (await list_sessions(session_dir)).filter(
+    (session) => !session.problem && session.parent_session_id === undefined,
+  );
   sessions.sort((a, b) => b.updated.localeCompare(a.updated));
   return sessions[0] ?? null;
 }

@@ -361,11 +361,22 @@ export function App(props: AppProps) {
   // terminal (it would then clear the screen and its scrollback at every frame). Recomputed only
   // when what it shows changes, not at each keystroke.
   const max_lines = rows - bottom.length - 4;
-  const { turn, permissions, steering, queued, reasoning_expanded } = state;
+  const { turn, permissions, steering, queued, reasoning_expanded, subagents_expanded } = state;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the parts of the state it reads
   const live = useMemo(
     () => live_lines({ state, palette, width, max_lines, now: tick }),
-    [turn, permissions, steering, queued, reasoning_expanded, palette, width, max_lines, tick],
+    [
+      turn,
+      permissions,
+      steering,
+      queued,
+      reasoning_expanded,
+      subagents_expanded,
+      palette,
+      width,
+      max_lines,
+      tick,
+    ],
   );
 
   return (

@@ -8,6 +8,7 @@ import { highlight_code } from './highlight.js';
 import { render_markdown, wrap_lines } from './markdown_lines.js';
 import type { Palette } from './palette.js';
 import type { Block, ToolView } from './state_types.js';
+import { subagent_lines } from './subagent_lines.js';
 import { first_line, fit, format_duration } from './text_fit.js';
 import { tool_outcome, tool_subject } from './tool_summary.js';
 
@@ -36,6 +37,11 @@ export function tool_lines(tool: ToolView, palette: Palette, width: number): str
   if (tool.name === 'edit_file' && tool.ok) parts.push('Ctrl+O: diff');
   const { head, tail } = fit_tool_line(subject, parts, width - 2);
   const lines = [`${tool_mark(tool, palette)} ${palette.bold(head)}${palette.dim(tail)}`];
+  if (tool.subagent !== undefined) {
+    // the child, folded to one line; Ctrl+O prints its calls and report
+    lines.push(...subagent_lines(tool.subagent, { palette, width, expanded: false, hint: true }));
+    return lines;
+  }
   if (tool.ok === false && !tool.interrupted) {
     const why = tool_outcome(tool.name, false, tool.output ?? '', tool.error);
     lines.push(palette.red(`  └ ${fit(why, width - 4)}`));

@@ -38,7 +38,7 @@ const KEYS_HELP = [
   'Enter send (queued as a follow-up while a run is in flight) · Ctrl+Enter or /steer steer the run',
   'Shift+Enter, Alt+Enter or \\ then Enter: new line · ↑/↓ history · Ctrl+R search history',
   'Tab complete /commands and @files · Esc or Ctrl+C abort the run · Ctrl+C twice on an empty prompt: quit',
-  'Ctrl+T reasoning in full or folded · Ctrl+O expand the last tool output, diff or reasoning · Shift+Tab approval mode',
+  'Ctrl+T reasoning in full or folded · Ctrl+O expand the last tool output, diff, reasoning or subagents · Shift+Tab approval mode',
   '/rewind: go back to before a prompt (↺ marks prompts whose files can be rewound); /rewind --redo undoes it',
 ].join('\n');
 

@@ -7,6 +7,7 @@
 import { render_markdown, wrap_lines } from './markdown_lines.js';
 import type { Palette } from './palette.js';
 import type { TuiState } from './state_types.js';
+import { subagent_lines } from './subagent_lines.js';
 import { fit, format_duration } from './text_fit.js';
 import { tool_subject } from './tool_summary.js';
 
@@ -94,6 +95,19 @@ export function live_lines(input: LiveInput): string[] {
       const clock = format_duration(now - tool.started_at);
       const subject = fit(tool_subject(tool.name, tool.args), width - 5 - clock.length);
       foot.push(`${palette.cyan(spinner(now))} ${subject} ${palette.dim(clock)}`);
+      const child = turn.subagents.find((view) => view.tool_call_id === tool.tool_call_id);
+      if (child !== undefined) {
+        const first = turn.subagents[0] === child;
+        foot.push(
+          ...subagent_lines(child, {
+            palette,
+            width,
+            now,
+            expanded: state.subagents_expanded,
+            hint: first,
+          }),
+        );
+      }
     }
     const waiting_for_permission = state.permissions.length > 0;
     if (turn.tools.length === 0 && turn.text.trim() === '' && !waiting_for_permission) {

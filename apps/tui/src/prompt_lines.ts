@@ -300,7 +300,11 @@ export function status_line(input: StatusInput, palette: Palette, width: number)
 
 /** The session picker of `--resume` without an id: a window of rows around the highlight. */
 export function picker_lines(
-  picker: { sessions: readonly SessionInfo[]; selected: number },
+  picker: {
+    sessions: readonly SessionInfo[];
+    selected: number;
+    subagents?: Readonly<Record<string, number>>;
+  },
   palette: Palette,
   width: number,
   max_rows: number,
@@ -316,7 +320,9 @@ export function picker_lines(
   const rows = picker.sessions.slice(start, start + room).map((session, offset) => {
     const when = session.updated.replace('T', ' ').slice(0, 16);
     const title = session.title.trim() === '' ? '(untitled)' : session.title.replace(/\s+/g, ' ');
-    const tail = ` · ${when} · ${session.model} · ${session.session_id.slice(-8)}`;
+    const children = picker.subagents?.[session.session_id] ?? 0;
+    const count = children === 0 ? '' : ` · +${children} subagent${children === 1 ? '' : 's'}`;
+    const tail = ` · ${when} · ${session.model}${count} · ${session.session_id.slice(-8)}`;
     const line = `${fit(title, Math.max(10, width - 2 - string_width(tail)))}${tail}`;
     return start + offset === picker.selected
       ? `${palette.cyan('›')} ${palette.inverse(fit(line, width - 2))}`

@@ -280,6 +280,15 @@ describe('reduce: every host event type', () => {
         description: 'find it',
         subagent_type: 'general',
       },
+      'subagent.activity': {
+        ...T,
+        tool_call_id: 'c3',
+        session_id: 's2',
+        parent_session_id: 's1',
+        tool: 'read_file',
+        args: { path: 'a.ts' },
+        tool_count: 1,
+      },
       'subagent.completed': {
         ...T,
         tool_call_id: 'c3',
@@ -310,8 +319,6 @@ describe('reduce: every host event type', () => {
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
       'checkpoint:1',
-      'notice(info):↳ subagent general: find it',
-      'notice(info):↳ subagent done',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);
@@ -683,6 +690,32 @@ describe('reduce: session picker', () => {
     state = reduce(state, { type: 'picker_move', by: -9 });
     expect(state.picker?.selected).toBe(0);
     expect(reduce(state, { type: 'picker_close' }).picker).toBeNull();
+  });
+
+  it('lists the sessions a person started, each with a count of the subagents beneath it', async () => {
+    const { picker_lines } = await import('./prompt_lines.js');
+    const { make_palette } = await import('./palette.js');
+    const sessions = [
+      info({ session_id: 'child-2', parent_session_id: 'parent', title: 'job two' }),
+      info({ session_id: 'child-1', parent_session_id: 'parent', title: 'job one' }),
+      info({ session_id: 'grandchild', parent_session_id: 'child-1', title: 'deeper' }),
+      info({ session_id: 'parent', title: 'the conversation' }),
+      info({ session_id: 'orphan', parent_session_id: 'deleted', title: 'kept' }),
+    ];
+    const state = reduce(initial_state(), { type: 'picker_open', sessions });
+    expect(state.picker?.sessions.map((session) => session.session_id)).toEqual([
+      'parent',
+      'orphan',
+    ]);
+    expect(state.picker?.subagents).toEqual({ parent: 3 });
+    const lines = picker_lines(
+      state.picker as NonNullable<TuiState['picker']>,
+      make_palette({ color: false, plain: true }),
+      100,
+      10,
+    );
+    expect(lines[1]).toContain('the conversation · 2026-01-01 00:00 · fake-model · +3 subagents');
+    expect(lines[2]).not.toContain('subagent');
   });
 });
 

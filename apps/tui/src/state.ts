@@ -8,13 +8,20 @@
  * reasoning being written.
  */
 
-import type { HostEvent, HostEventPayloads } from '@lich/agent';
+import type { HostEvent, HostEventPayloads, SessionInfo } from '@lich/agent';
 import { todos_from_history } from '@lich/agent/todo_list';
 import type { Message } from '@lich/core';
 import { history_blocks, type NewBlock } from './history_blocks.js';
 import { find_safe_split } from './markdown_split.js';
 import { reduce_rewind } from './rewind_state.js';
 import type { LiveTurn, PermissionView, ToolView, TuiAction, TuiState } from './state_types.js';
+import {
+  subagent_activity,
+  subagent_completed,
+  subagent_detail,
+  subagent_started,
+  take_subagent,
+} from './subagent_state.js';
 
 /** The state before any session is open. */
 export function initial_state(options: { reasoning_expanded?: boolean } = {}): TuiState {
@@ -38,6 +45,7 @@ export function initial_state(options: { reasoning_expanded?: boolean } = {}): T
       sandboxed: null,
     },
     reasoning_expanded: options.reasoning_expanded ?? false,
+    subagents_expanded: false,
     expandable: null,
     picker: null,
     leaving: false,
@@ -64,6 +72,8 @@ function new_turn(turn_id: string, at: number): LiveTurn {
     message_reasoned: false,
     answered: false,
     tools: [],
+    subagents: [],
+    finished_subagents: [],
   };
 }
 
@@ -134,8 +144,10 @@ function sandbox_status(kind: string | undefined): { sandboxed?: boolean } {
   return kind === undefined ? {} : { sandboxed: kind !== 'none' && kind !== 'off' };
 }
 
-function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end'>, at: number) {
-  const running = turn.tools.find((tool) => tool.tool_call_id === payload.tool_call_id);
+function finish_tool(state: TuiState, live: LiveTurn, payload: Payload<'tool.end'>, at: number) {
+  const running = live.tools.find((tool) => tool.tool_call_id === payload.tool_call_id);
+  // a `task` call's child leaves the live region with it, nested in its block
+  const [subagent, turn] = take_subagent(live, payload.tool_call_id, payload.output);
   const tool: ToolView = {
     tool_call_id: payload.tool_call_id,
     name: payload.name,
@@ -146,6 +158,7 @@ function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end
     ...(payload.error === undefined ? {} : { error: payload.error }),
     duration_ms: payload.duration_ms,
     ...(payload.sandboxed === undefined ? {} : { sandboxed: payload.sandboxed }),
+    ...(subagent === undefined ? {} : { subagent }),
   };
   let next = push(state, { kind: 'tool', tool });
   if (payload.output.trim() !== '') {
@@ -166,6 +179,11 @@ function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end
       },
     };
   }
+  if (subagent !== undefined) {
+    // Ctrl+O opens every child of the turn that finished so far: parallel ones together
+    const detail = subagent_detail(turn.finished_subagents);
+    next = { ...next, expandable: { ...detail, diff: false } };
+  }
   if (payload.sandboxed !== undefined) {
     next = { ...next, status: { ...next.status, sandboxed: payload.sandboxed } };
   }
@@ -177,10 +195,14 @@ function finish_tool(state: TuiState, turn: LiveTurn, payload: Payload<'tool.end
 function end_turn(state: TuiState, turn: LiveTurn): TuiState {
   let [next, rest] = flush_all(state, turn);
   for (const tool of rest.tools) {
-    next = push(next, { kind: 'tool', tool: { ...tool, interrupted: true } });
+    const subagent = rest.subagents.find((view) => view.tool_call_id === tool.tool_call_id);
+    next = push(next, {
+      kind: 'tool',
+      tool: { ...tool, interrupted: true, ...(subagent === undefined ? {} : { subagent }) },
+    });
   }
   const permissions = next.permissions.filter((request) => request.turn_id !== turn.turn_id);
-  return { ...next, turn: null, permissions };
+  return { ...next, turn: null, permissions, subagents_expanded: false };
 }
 
 function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
@@ -357,18 +379,21 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       // a prompt whose files can be rewound from now on; the end-of-turn one says nothing new
       if (event.payload.kind !== 'before_prompt') return state;
       return push(state, { kind: 'checkpoint', prompt: event.payload.prompt });
-    case 'subagent.started':
-      return push(state, {
-        kind: 'notice',
-        level: 'info',
-        text: `↳ subagent ${event.payload.subagent_type}: ${event.payload.description}`,
-      });
+    case 'subagent.started': {
+      const turn = turn_of(state, event.payload.turn_id, at);
+      const on_screen = state.session?.session_id ?? null;
+      return with_turn(state, subagent_started(turn, event.payload, on_screen, at));
+    }
+    case 'subagent.activity':
+      return with_turn(
+        state,
+        subagent_activity(turn_of(state, event.payload.turn_id, at), event.payload),
+      );
     case 'subagent.completed':
-      return push(state, {
-        kind: 'notice',
-        level: event.payload.ok ? 'info' : 'warn',
-        text: `↳ subagent ${event.payload.ok ? 'done' : `ended (${event.payload.stopped_reason})`}`,
-      });
+      return with_turn(
+        state,
+        subagent_completed(turn_of(state, event.payload.turn_id, at), event.payload, at),
+      );
     case 'plan.proposed':
       // shown by its permission question (the plan is the preview)
       return state;
@@ -397,6 +422,31 @@ function apply_host(state: TuiState, event: HostEvent, at: number): TuiState {
     (!same_epoch && state.epoch !== null && state.last_seq !== null);
   if (gap) return state.needs_resync ? state : { ...state, needs_resync: true };
   return { ...apply_event(state, event, at), epoch: event.epoch, last_seq: event.seq };
+}
+
+/**
+ * The sessions a person started, and how many subagents' sessions sit beneath each (a child
+ * whose parent is not listed stays, so nothing is lost).
+ */
+function top_level(sessions: readonly SessionInfo[]): {
+  sessions: SessionInfo[];
+  subagents: Record<string, number>;
+} {
+  const by_id = new Map(sessions.map((session) => [session.session_id, session]));
+  const subagents: Record<string, number> = {};
+  const top: SessionInfo[] = [];
+  for (const session of sessions) {
+    let root: SessionInfo = session;
+    for (let hops = 0; hops < sessions.length; hops += 1) {
+      const parent =
+        root.parent_session_id === undefined ? undefined : by_id.get(root.parent_session_id);
+      if (parent === undefined || parent === session) break;
+      root = parent;
+    }
+    if (root === session) top.push(session);
+    else subagents[root.session_id] = (subagents[root.session_id] ?? 0) + 1;
+  }
+  return { sessions: top, subagents };
 }
 
 /** The last exchange of a conversation: from its last user message on. */
@@ -489,7 +539,7 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         next_id: state.next_id,
       };
     case 'picker_open':
-      return { ...state, picker: { sessions: action.sessions, selected: 0 } };
+      return { ...state, picker: { ...top_level(action.sessions), selected: 0 } };
     case 'picker_move': {
       if (state.picker === null) return state;
       const last = Math.max(0, state.picker.sessions.length - 1);
@@ -540,6 +590,10 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
       );
     }
     case 'expand': {
+      // while children run, Ctrl+O opens (and folds again) their blocks in the live region
+      if ((state.turn?.subagents.length ?? 0) > 0) {
+        return { ...state, subagents_expanded: !state.subagents_expanded };
+      }
       if (state.expandable === null) {
         return push(state, { kind: 'notice', level: 'info', text: 'nothing to expand' });
       }

@@ -14,6 +14,31 @@ import type {
 import type { TodoItem } from '@lich/agent/todo_list';
 import type { Message, ToolPreview, Usage } from '@lich/core';
 
+/**
+ * A subagent as the screen shows it: a nested block under the `task` call that started it, one
+ * line collapsed (what it is, what it does now, its tool count and clock), its calls expanded.
+ */
+export interface SubagentView {
+  /** The parent's `task` call this child belongs to. */
+  tool_call_id: string;
+  /** The child session, null when it is not recorded. */
+  session_id: string | null;
+  description: string;
+  subagent_type: string;
+  /** When it started (ms since the epoch). */
+  started_at: number;
+  /** The tool call it runs now, or null while it waits for the model. */
+  current: { tool: string; args: unknown } | null;
+  /** How many tool calls it started. */
+  tool_count: number;
+  /** Its last tool calls, oldest first (at most `SUBAGENT_CALLS_KEPT`). */
+  calls: { tool: string; args: unknown }[];
+  /** How it ended; absent while it runs. */
+  ended?: { ok: boolean; stopped_reason: string; duration_ms: number };
+  /** What its `task` call returned (its report, or why it failed), once that call ended. */
+  report?: string;
+}
+
 /** One tool call as the screen shows it: running (no `ok` yet) or finished. */
 export interface ToolView {
   tool_call_id: string;
@@ -33,6 +58,8 @@ export interface ToolView {
   sandboxed?: boolean;
   /** The call never finished: its turn ended (an abort) or its events were lost. */
   interrupted?: boolean;
+  /** A `task` call's subagent, once it started. */
+  subagent?: SubagentView;
 }
 
 /** A finished piece of the transcript. `id` is unique within a state's lifetime. */
@@ -94,6 +121,10 @@ export interface LiveTurn {
   answered: boolean;
   /** Tool calls started and not finished, in start order. */
   tools: ToolView[];
+  /** Subagents of this turn whose `task` call has not finished, in start order. */
+  subagents: SubagentView[];
+  /** Subagents of this turn whose `task` call finished: what Ctrl+O prints in full. */
+  finished_subagents: SubagentView[];
 }
 
 /** A permission request waiting for an answer. */
@@ -147,10 +178,20 @@ export interface TuiState {
   status: StatusView;
   /** Whether reasoning is shown in full (Ctrl+T). */
   reasoning_expanded: boolean;
+  /** Whether running subagents show their calls (Ctrl+O while any runs); false again at turn end. */
+  subagents_expanded: boolean;
   /** The last thing shown collapsed that Ctrl+O can print in full. */
   expandable: { title: string; text: string; diff: boolean } | null;
-  /** `--resume` without an id: the sessions to choose from, and the one highlighted. */
-  picker: { sessions: readonly SessionInfo[]; selected: number } | null;
+  /**
+   * `--resume` without an id: the sessions to choose from (those a person started; subagents'
+   * sessions are counted under their parent, in `subagents` by session id), and the one
+   * highlighted.
+   */
+  picker: {
+    sessions: readonly SessionInfo[];
+    selected: number;
+    subagents?: Readonly<Record<string, number>>;
+  } | null;
   /** The person is leaving: the live region, prompt and status line are taken off the screen. */
   leaving: boolean;
   /** `/rewind` on screen, or null. */

@@ -26,6 +26,10 @@ export function tool_subject(name: string, args: unknown): string {
       return `glob ${field(args, 'pattern') ?? ''}${path ? ` in ${path}` : ''}`;
     case 'grep':
       return `grep ${JSON.stringify(field(args, 'pattern') ?? '')}${path ? ` in ${path}` : ''}`;
+    case 'task': {
+      const type = field(args, 'subagent_type');
+      return `task${type ? ` (${type})` : ''}: ${first_line(field(args, 'description') ?? '')}`;
+    }
     case 'read_file':
     case 'write_file':
     case 'edit_file':
@@ -60,6 +64,9 @@ export function tool_outcome(name: string, ok: boolean, output: string, error?: 
     }
     case 'write_file':
       return first_line(output);
+    case 'task':
+      // the child's block under the call says how it went
+      return '';
     case 'terminal':
     case 'run_tests': {
       // the output ends with how the command ended: `[exit code 0]`

@@ -238,6 +238,19 @@ export class Agent {
     return this.#chats.resolve(model);
   }
 
+  /**
+   * What every run's system prompt carries besides Lich's own text, for a subagent's prompt: the
+   * user's and the project's instructions (AGENTS.md, rendered; '' when there are none) and the
+   * clock of the prompt's date. Prepares runs first when no run has (rejects as a run would).
+   */
+  async subagent_context(signal?: AbortSignal): Promise<{ instructions: string; now?: Date }> {
+    const prepared = await this.#prepare(signal);
+    return {
+      instructions: prepared.instructions,
+      ...(this.#now === undefined ? {} : { now: this.#now() }),
+    };
+  }
+
   /** Adds a listener of every run's events; returns a function that removes it. */
   on(listener: AgentListener): () => void {
     return this.emitter.on(listener);

@@ -17,6 +17,11 @@ import { compose_system_prompt, type PromptSurface } from './system_prompt/syste
 /** What every run of an Agent starts from, set up once before the first model call. */
 export interface Prepared {
   system_prompt: string;
+  /**
+   * The user's and the project's instructions (AGENTS.md) as rendered into `system_prompt`, or
+   * '': what a subagent's prompt carries after its role.
+   */
+  instructions: string;
 }
 
 /** What `prepare_runs` works on. */
@@ -97,6 +102,7 @@ export async function prepare_runs(target: PrepareTarget): Promise<Prepared> {
   const skills_section = skills_prompt(catalog.skills, skill_tool_offered);
   const after_instructions = [rendered, skills_section].filter((part) => part !== '').join('\n\n');
   return {
+    instructions: rendered,
     // --append-system-prompt last: after AGENTS.md, as its help says
     system_prompt: compose_system_prompt({
       base: config.system_prompt,

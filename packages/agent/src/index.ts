@@ -76,7 +76,6 @@ export type { BudgetConfig, PricesConfig } from './cost/cost_schema.js';
 export { add_cost, cost_at, format_cost, type ModelPrice } from './cost/model_price.js';
 export { type CatalogPrice, load_price_book, PriceBook } from './cost/price_book.js';
 export type { AttachedMentions } from './file_mentions.js';
-export { MAX_IMAGE_FILE_BYTES, read_image_file } from './images/read_image_file.js';
 export { ATTACHMENT_MARK, attach_file_mentions, file_mentions } from './file_mentions.js';
 export {
   HOOK_SESSION_FIELD,
@@ -126,6 +125,7 @@ export {
   type TurnStopReason,
   type TurnTicket,
 } from './host/session_host_types.js';
+export { MAX_IMAGE_FILE_BYTES, read_image_file } from './images/read_image_file.js';
 export type {
   Approver,
   PermissionAnswer,

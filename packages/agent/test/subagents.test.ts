@@ -70,9 +70,9 @@ describe('subagents (task)', () => {
       if (is_child(call)) {
         active += 1;
         most = Math.max(most, active);
-        // all three meet here (a slow start of one under load is no failure), then end in turn
-        for (let waited = 0; most < 3 && waited < 2_000; waited += 5) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
+        // all three meet here (a slow machine may start one late), then finish out of order
+        for (let waited = 0; most < 3 && waited < 2_000; waited += 10) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
         }
         await new Promise((resolve) => setTimeout(resolve, delays[first_user(call)]));
         active -= 1;
@@ -251,5 +251,54 @@ describe('subagents (task)', () => {
     // the child is a session like any other: the host can load it
     const history = await host.history(child_id);
     expect(history.at(-1)).toMatchObject({ role: 'assistant', content: 'child answer' });
+    // a list (serve's session.list) says whose child it is
+    const listed = await host.list();
+    expect(listed.find((info) => info.session_id === child_id)?.parent_session_id).toBe(session_id);
+    expect(listed.find((info) => info.session_id === session_id)).not.toHaveProperty(
+      'parent_session_id',
+    );
+  });
+
+  it('on the host: what a child does reaches the parent stream as subagent.activity', async () => {
+    const { host } = await setup((call) => {
+      if (is_child(call)) {
+        if (tool_results(call.messages).length === 0) {
+          return to_chat_result({ tool_calls: [{ name: 'glob', arguments: { pattern: '*.md' } }] });
+        }
+        return 'child answer';
+      }
+      if (tool_results(call.messages).length === 0) {
+        return to_chat_result({ tool_calls: [task('job one')] });
+      }
+      return 'parent answer';
+    });
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const ended = seen.next('turn.completed');
+    await host.prompt(session_id, 'delegate');
+    await ended;
+    const started = seen.of('subagent.started')[0]?.payload as { tool_call_id: string };
+    const activity = seen.of('subagent.activity').map((event) => event.payload);
+    // the child asks the model, starts glob, asks the model again
+    expect(activity).toMatchObject([
+      { tool: null, tool_count: 0, parent_session_id: session_id },
+      { tool: 'glob', args: { pattern: '*.md' }, tool_count: 1 },
+      { tool: null, tool_count: 1 },
+    ]);
+    for (const payload of activity) {
+      expect(payload).toMatchObject({ tool_call_id: started.tool_call_id });
+    }
+    // in order: started, the activity, completed
+    const types = seen.events
+      .map((event) => event.type)
+      .filter((type) => type.startsWith('subagent.'));
+    expect(types).toEqual([
+      'subagent.started',
+      'subagent.activity',
+      'subagent.activity',
+      'subagent.activity',
+      'subagent.completed',
+    ]);
   });
 });

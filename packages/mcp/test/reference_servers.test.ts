@@ -113,9 +113,11 @@ describe('reference servers over stdio', () => {
     // and the picture itself passes through, for a model that can see (#35)
     expect(image.images).toHaveLength(1);
     expect(image.images?.[0]).toMatchObject({ type: 'image', media_type: 'image/png' });
-    expect(Buffer.from(image.images?.[0]?.data ?? '', 'base64').subarray(1, 4).toString()).toBe(
-      'PNG',
-    );
+    expect(
+      Buffer.from(image.images?.[0]?.data ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const links = await executor.execute('mcp_everything_get-resource-links', { count: 2 });
     expect(links.output).toContain('[resource link: ');
     expect(links.output).toContain('<demo://resource/dynamic/');

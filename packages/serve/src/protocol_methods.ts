@@ -230,6 +230,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'todo.updated',
   'plan.proposed',
   'subagent.started',
+  'subagent.activity',
   'subagent.completed',
   'error',
 ];

@@ -110,6 +110,8 @@ export interface WireSessionInfo {
   usage_total: WireUsage;
   /** How commands run: `bwrap`, `sandbox-exec`, `none` or `off`; absent until known. */
   sandbox?: string;
+  /** The session whose `task` tool started this one (a subagent); absent otherwise. */
+  parent_session_id?: string;
 }
 
 interface TurnScoped {
@@ -280,6 +282,18 @@ export interface EventPayloads {
     parent_session_id: string | null;
     description: string;
     subagent_type: string;
+  };
+  /**
+   * What a subagent does, as it does it: a tool call it started (`tool`, `args`), or `tool: null`
+   * when it waits for the model again; `tool_count` is how many calls it started so far.
+   */
+  'subagent.activity': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    tool: string | null;
+    args?: unknown;
+    tool_count: number;
   };
   /** A subagent ended; its usage is counted in the parent session's. */
   'subagent.completed': TurnScoped & {

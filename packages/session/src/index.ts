@@ -57,6 +57,7 @@ export {
 export { type SearchHit, type SearchSessionsOptions, search_sessions } from './search.js';
 export { assert_session_id, is_valid_session_id, new_session_id } from './session_id.js';
 export type { SessionStorage } from './session_storage.js';
+export { type NestableSession, type NestedSession, nest_sessions } from './session_tree.js';
 export {
   apply_record,
   before_last_run,

@@ -32,6 +32,8 @@ export interface SessionSummary {
   work_dir: string;
   /** The file's size in bytes. */
   size: number;
+  /** The session whose `task` tool started this one (a subagent), from its `session_start`. */
+  parent_session_id?: string;
   /** Set when the file could not be summarised: what is wrong with it. */
   problem?: string;
 }
@@ -129,6 +131,7 @@ async function summarise(id: string, path: string): Promise<SessionSummary> {
       return summary;
     }
     summary.created = start.created;
+    if (start.parent_session_id !== undefined) summary.parent_session_id = start.parent_session_id;
     summary.model = start.model;
     summary.work_dir = start.work_dir;
     const first_input = head.records.find((record) => record.type === 'run_start' && record.input);

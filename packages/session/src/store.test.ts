@@ -17,6 +17,7 @@ import { SessionError } from './errors.js';
 import { read_session } from './reader.js';
 import type { SessionRecordInput } from './records.js';
 import { is_valid_session_id, new_session_id } from './session_id.js';
+import { nest_sessions } from './session_tree.js';
 import { default_session_dir, SessionStore } from './store.js';
 
 let dir: string;
@@ -236,5 +237,41 @@ describe('SessionStore confined_to', () => {
     } finally {
       await rm(base, { recursive: true, force: true });
     }
+  });
+});
+
+describe('SessionStore: subagents beside their parents', () => {
+  it('lists a parent and its two children with parent_session_id, and nests them', async () => {
+    const at = (second: number) => () => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+    const parent = await new SessionStore({ session_dir: store.session_dir, now: at(0) }).create(
+      NEW,
+    );
+    const children = [];
+    for (const second of [1, 2]) {
+      const made = new SessionStore({ session_dir: store.session_dir, now: at(second) });
+      children.push(await made.create({ ...NEW, parent_session_id: parent.id }));
+    }
+    const other = await new SessionStore({ session_dir: store.session_dir, now: at(3) }).create(
+      NEW,
+    );
+    for (const handle of [parent, ...children, other]) await handle.close();
+    const listed = await store.list();
+    expect(listed).toHaveLength(4);
+    const by_id = new Map(listed.map((summary) => [summary.id, summary]));
+    expect(by_id.get(parent.id)?.parent_session_id).toBeUndefined();
+    expect(by_id.get(other.id)?.parent_session_id).toBeUndefined();
+    for (const child of children) {
+      expect(by_id.get(child.id)?.parent_session_id).toBe(parent.id);
+    }
+    const nested = nest_sessions(
+      [...listed].sort((a, b) => a.created.localeCompare(b.created)).reverse(),
+      { children: true },
+    );
+    expect(nested.map((row) => [row.session.id, row.depth, row.descendants])).toEqual([
+      [other.id, 0, 0],
+      [parent.id, 0, 2],
+      [children[0]?.id, 1, 0],
+      [children[1]?.id, 1, 0],
+    ]);
   });
 });

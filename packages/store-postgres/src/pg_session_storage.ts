@@ -36,6 +36,7 @@ interface SessionRow {
   runs: number;
   usage: Usage;
   bytes: string;
+  parent_session_id: string | null;
 }
 
 function error_text(error: unknown): string {
@@ -248,9 +249,10 @@ export class PostgresSessionStorage implements SessionStorage {
     let inserted: number;
     try {
       const result = await this.pool.query(
-        `INSERT INTO sessions (id, created, updated, work_dir, model) VALUES ($1, $2, $2, $3, $4)
+        `INSERT INTO sessions (id, created, updated, work_dir, model, parent_session_id)
+         VALUES ($1, $2, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING`,
-        [id, now.toISOString(), options.work_dir, options.model],
+        [id, now.toISOString(), options.work_dir, options.model, options.parent_session_id ?? null],
       );
       inserted = result.rowCount ?? 0;
     } catch (error) {
@@ -283,6 +285,9 @@ export class PostgresSessionStorage implements SessionStorage {
         work_dir: options.work_dir,
         model: options.model,
         lich_version: options.lich_version,
+        ...(options.parent_session_id === undefined
+          ? {}
+          : { parent_session_id: options.parent_session_id }),
       });
     } catch (error) {
       await this.pool.query('DELETE FROM sessions WHERE id = $1', [id]).catch(() => undefined);
@@ -348,7 +353,7 @@ export class PostgresSessionStorage implements SessionStorage {
   async list(options: { signal?: AbortSignal } = {}): Promise<SessionSummary[]> {
     options.signal?.throwIfAborted();
     const { rows } = await this.pool.query<SessionRow>(
-      `SELECT id, created, updated, work_dir, model, title, runs, usage, bytes
+      `SELECT id, created, updated, work_dir, model, title, runs, usage, bytes, parent_session_id
        FROM sessions ORDER BY updated DESC, id DESC`,
     );
     return rows.map((row) => ({
@@ -364,6 +369,7 @@ export class PostgresSessionStorage implements SessionStorage {
       model: row.model,
       work_dir: row.work_dir,
       size: Number(row.bytes),
+      ...(row.parent_session_id === null ? {} : { parent_session_id: row.parent_session_id }),
     }));
   }
 

@@ -5,7 +5,7 @@
  */
 import type { InboundMessage, OutboxEntry } from '@lich/gateway';
 import { FencedError } from '@lich/gateway';
-import { SessionError } from '@lich/session';
+import { nest_sessions, SessionError } from '@lich/session';
 import { postgres_or_skip, start_test_database, type TestDatabase } from '@lich/testkit/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
         '002_conversation_holder',
         '003_retention',
         '004_budget_ledger',
+        '005_session_parent',
       ];
       expect(first.applied).toEqual(all);
       const again = await migrate({ url: database.url });
@@ -414,6 +415,53 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
       await expect(storage.open(handle.id)).rejects.toSatisfy(
         (error: unknown) => SessionError.is_instance(error) && error.code === 'not_found',
       );
+    });
+
+    it('records a child session with its parent; lists parent and two children, nested', async () => {
+      await migrate({ url: database.url });
+      const storage = await open_postgres_session_storage({ url: database.url });
+      opened.push(storage);
+      const base = { work_dir: '/w', model: 'm', lich_version: '0.1.0' };
+      const parent = await storage.create({ ...base, id: '20260101-000000-000-0000aaaa' });
+      const first = await storage.create({
+        ...base,
+        id: '20260101-000001-000-0000bbbb',
+        parent_session_id: parent.id,
+      });
+      const second = await storage.create({
+        ...base,
+        id: '20260101-000002-000-0000cccc',
+        parent_session_id: parent.id,
+      });
+      // its session_start record says it too, as a session file's first line does
+      const { rows } = await storage.pool.query<{ record: { parent_session_id?: string } }>(
+        `SELECT record FROM session_records WHERE session_id = $1 ORDER BY seq LIMIT 1`,
+        [second.id],
+      );
+      expect(rows[0]?.record).toMatchObject({
+        type: 'session_start',
+        parent_session_id: parent.id,
+      });
+      const mine = new Set([parent.id, first.id, second.id]);
+      const listed = (await storage.list()).filter((summary) => mine.has(summary.id));
+      expect(listed.map((summary) => [summary.id, summary.parent_session_id])).toEqual(
+        expect.arrayContaining([
+          [parent.id, undefined],
+          [first.id, parent.id],
+          [second.id, parent.id],
+        ]),
+      );
+      const nested = nest_sessions(listed, { children: true });
+      expect(nested.map((row) => [row.session.id, row.depth])).toEqual([
+        [parent.id, 0],
+        [first.id, 1],
+        [second.id, 1],
+      ]);
+      expect(nest_sessions(listed).map((row) => [row.session.id, row.descendants])).toEqual([
+        [parent.id, 2],
+      ]);
+      for (const handle of [parent, first, second]) await handle.close().catch(() => undefined);
+      for (const id of mine) await storage.delete(id);
     });
   });
 

@@ -53,34 +53,59 @@ function render_message(context: CommandContext, message: Message): string {
   }
 }
 
+/**
+ * `lich sessions list`: the sessions a person started, newest first, each saying how many
+ * subagents ran beneath it; with `--all` the subagents too, indented beneath their parent.
+ * `--limit` counts the top-level sessions, so children never push a conversation off the list.
+ */
 async function list(context: CommandContext, session_dir: string, values: ParsedValues) {
-  const { list_sessions } = await import('@lich/session');
+  const { list_sessions, nest_sessions } = await import('@lich/session');
   const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
   const all = (await list_sessions(session_dir)).sort((a, b) => b.updated.localeCompare(a.updated));
-  const sessions = all.slice(0, limit);
+  const with_children = values.all === true;
+  const tops = nest_sessions(all);
+  const shown = new Set(tops.slice(0, limit).map((row) => row.session.id));
+  // a child is shown with the top-level session it sits beneath
+  const rows = nest_sessions(all, { children: with_children }).filter((row) => shown.has(row.root));
   // never a silent cut: what was left out is said on stderr (stdout stays the list)
-  const more = all.length - sessions.length;
+  const more = tops.length - shown.size;
+  const hidden = with_children ? 0 : rows.reduce((sum, row) => sum + row.descendants, 0);
   const tell_more = () => {
     if (more > 0) {
-      context.say(context.err.dim(`… ${more} more (lich sessions list --limit ${all.length})`));
+      context.say(context.err.dim(`… ${more} more (lich sessions list --limit ${tops.length})`));
+    }
+    if (hidden > 0 && !values.json) {
+      context.say(
+        context.err.dim(
+          `${hidden} subagent session${hidden === 1 ? '' : 's'} not listed (lich sessions list --all)`,
+        ),
+      );
     }
   };
   if (values.json) {
-    context.io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    const entries = rows.map((row) => ({ ...row.session, subagents: row.descendants }));
+    context.io.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
     tell_more();
     return EXIT.OK;
   }
-  if (sessions.length === 0) {
+  if (rows.length === 0) {
     context.say(`no sessions in ${session_dir}`);
     return EXIT.OK;
   }
-  for (const session of sessions) {
+  for (const { session, depth, descendants } of rows) {
     const when = session.updated.replace('T', ' ').slice(0, 16);
     const runs = `${session.runs} run${session.runs === 1 ? '' : 's'}`;
-    const title = session.problem ? context.out.red(session.problem) : one_line(session.title, 70);
+    const indent = depth === 0 ? '' : `${'  '.repeat(depth - 1)}↳ `;
+    const title = session.problem
+      ? context.out.red(session.problem)
+      : one_line(session.title, Math.max(20, 70 - indent.length));
     const tokens = `${format_count(session.usage.input_tokens)} in, ${format_count(session.usage.output_tokens)} out, ${format_dollars(session.cost_usd)}`;
+    const children =
+      !with_children && descendants > 0
+        ? context.out.dim(`  (+${descendants} subagent${descendants === 1 ? '' : 's'})`)
+        : '';
     context.io.stdout.write(
-      `${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}  ${tokens}`)}  ${title}\n`,
+      `${indent}${short_id(session.id)}  ${context.out.dim(`${when}  ${runs}  ${tokens}`)}  ${title}${children}\n`,
     );
   }
   tell_more();
@@ -117,6 +142,7 @@ export const command_sessions: Command = async (context) => {
     ...OUTPUT_OPTIONS,
     limit: { type: 'string' },
     out: { type: 'string' },
+    all: { type: 'boolean' },
   });
   const [subcommand, ...rest] = positionals;
   if (values.help || subcommand === undefined) {

@@ -34,6 +34,9 @@ export function summary_info(summary: SessionSummary, approval_mode: ApprovalMod
     queued: 0,
     approval_mode,
     usage_total: summary.usage,
+    ...(summary.parent_session_id === undefined
+      ? {}
+      : { parent_session_id: summary.parent_session_id }),
   };
 }
 

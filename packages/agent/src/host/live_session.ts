@@ -183,6 +183,9 @@ export class LiveSession {
       approval_mode: this.approval_mode,
       usage_total: { ...this.usage_total },
       ...(this.sandbox === undefined ? {} : { sandbox: this.sandbox }),
+      ...(this.handle?.state.start?.parent_session_id === undefined
+        ? {}
+        : { parent_session_id: this.handle.state.start.parent_session_id }),
     };
   }
 
@@ -395,7 +398,7 @@ export class LiveSession {
           [SUBAGENT_EVENTS_FIELD]: (event: SubagentEvent) => {
             const { type, ...rest } = event;
             if (event.type === 'completed') sink.usage(event.usage);
-            this.publish(type === 'started' ? 'subagent.started' : 'subagent.completed', {
+            this.publish(`subagent.${type}`, {
               turn_id,
               ...rest,
             } as never);

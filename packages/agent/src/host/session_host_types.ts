@@ -63,6 +63,11 @@ export interface SessionInfo {
    * `off` (`sandbox.mode: off`). Absent until the host has looked; a `session.info` follows then.
    */
   sandbox?: string;
+  /**
+   * The session whose `task` tool started this one (a subagent); absent for a session a person
+   * started. A list shows children beneath their parent (`nest_sessions` of `@lich/session`).
+   */
+  parent_session_id?: string;
 }
 
 /** A turn-scoped payload names its turn. */
@@ -202,6 +207,18 @@ export interface HostEventPayloads {
     description: string;
     subagent_type: string;
   };
+  /**
+   * What a subagent does, as it does it: a tool call it started (`tool`, `args`), or `tool: null`
+   * when it waits for the model again; `tool_count` is how many calls it started so far.
+   */
+  'subagent.activity': TurnScoped & {
+    tool_call_id: string;
+    session_id: string | null;
+    parent_session_id: string | null;
+    tool: string | null;
+    args?: unknown;
+    tool_count: number;
+  };
   /** A subagent ended; its usage is part of this session's from now on. */
   'subagent.completed': TurnScoped & {
     tool_call_id: string;
@@ -240,6 +257,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'todo.updated',
   'plan.proposed',
   'subagent.started',
+  'subagent.activity',
   'subagent.completed',
   'error',
 ];

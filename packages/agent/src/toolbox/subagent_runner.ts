@@ -1,4 +1,10 @@
-import { add_usage, type ToolOutput, type ToolRunContext, type Usage } from '@lich/core';
+import {
+  type AgentEvent,
+  add_usage,
+  type ToolOutput,
+  type ToolRunContext,
+  type Usage,
+} from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import type { AgentRunOptions, AgentRunResult } from '../agent_options.js';
 import type { AgentConfig } from '../config/config_schema.js';
@@ -17,7 +23,10 @@ export const SUBAGENT_FIELD = 'subagents';
 /** The field of a tool call's context a surface puts its subagent listener in. */
 export const SUBAGENT_EVENTS_FIELD = 'on_subagent';
 
-/** What a surface hears of a subagent: its start, and its end with its usage. */
+/**
+ * What a surface hears of a subagent: its start; what it does (`activity`: a tool call it
+ * started, or `tool: null` when it asks the model again); its end with its usage.
+ */
 export type SubagentEvent =
   | {
       type: 'started';
@@ -26,6 +35,18 @@ export type SubagentEvent =
       parent_session_id: string | null;
       description: string;
       subagent_type: string;
+    }
+  | {
+      type: 'activity';
+      tool_call_id: string;
+      session_id: string | null;
+      parent_session_id: string | null;
+      /** The tool the child just started, or null: it is waiting for the model. */
+      tool: string | null;
+      /** The tool call's arguments (absent with `tool: null`). */
+      args?: unknown;
+      /** How many tool calls the child has started so far. */
+      tool_count: number;
     }
   | {
       type: 'completed';
@@ -44,6 +65,8 @@ export interface SubagentAgent {
   run(options: AgentRunOptions): Promise<AgentRunResult>;
   create_session(options?: { parent_session_id?: string }): Promise<SessionHandle | null>;
   resolve_model(model?: string): unknown;
+  /** The project's instructions (AGENTS.md) every run carries, and the prompt's clock. */
+  subagent_context(signal?: AbortSignal): Promise<{ instructions: string; now?: Date }>;
 }
 
 /** The job the model hands to a subagent. */
@@ -55,7 +78,8 @@ export interface TaskRequest {
 
 /**
  * The subagents of one run: each `task` call becomes a child run of the same Agent with a fresh
- * history, the type's system prompt and tools, the parent's permission gate (policy, mode and
+ * history, the type's system prompt (its role, then the project's instructions, AGENTS.md, as
+ * the parent has them) and tools, the parent's permission gate (policy, mode and
  * approver), its own session file (with `parent_session_id`), and the parent's abort signal.
  *
  * Contract: at most `subagents.max_concurrent` children work at once (the rest wait, in call
@@ -182,16 +206,38 @@ export class SubagentRunner {
         type.model !== undefined && this.#agent.resolve_model(type.model) !== null
           ? type.model
           : undefined;
+      // the type's body is the child's role; the project's instructions (AGENTS.md) still
+      // apply to it, as they do to the parent, after the role and before the environment
+      const { instructions, now } = await this.#agent.subagent_context(signal);
+      let tool_count = 0;
+      const said = { tool_call_id, session_id, parent_session_id };
       const result = await this.#agent.run({
         input: request.prompt,
+        // what the child does, for a surface that shows it under the parent's `task` call
+        ...(on_event === undefined
+          ? {}
+          : {
+              on_event: (event: AgentEvent) => {
+                if (event.type === 'tool_call_start') {
+                  tool_count += 1;
+                  const { name } = event.call;
+                  on_event({ type: 'activity', ...said, tool: name, args: event.args, tool_count });
+                } else if (event.type === 'llm_start') {
+                  on_event({ type: 'activity', ...said, tool: null, tool_count });
+                }
+              },
+            }),
         session: handle ?? false,
         signal,
         system_prompt: compose_system_prompt({
           base: type.prompt,
           lich_text: true,
           surface: 'api',
-          instructions: '',
-          environment: prompt_environment({ work_dir: this.#agent.config.work_dir }),
+          instructions,
+          environment: prompt_environment({
+            work_dir: this.#agent.config.work_dir,
+            ...(now === undefined ? {} : { now }),
+          }),
         }),
         allowed_tools: this.#tools(type),
         subagent_depth: this.#depth + 1,
