@@ -22,6 +22,7 @@ import type { Key } from './keys.js';
 import { live_lines, live_ticks } from './live_lines.js';
 import type { Palette } from './palette.js';
 import {
+  attachment_lines,
   completion_lines,
   input_lines,
   NOTE_KEYS,
@@ -347,6 +348,7 @@ export function App(props: AppProps) {
       commands: controller.commands.map((command) => command.name),
       files: props.files?.() ?? [],
     };
+    bottom.push(...attachment_lines(editor, sources.files, palette, width));
     bottom.push(...completion_lines(editor, sources, controller.commands, palette, width));
   }
   const mode = controller.client.mode;

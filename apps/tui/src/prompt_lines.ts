@@ -2,7 +2,7 @@
  * The bottom of the screen: the input editor with its cursor, the completion list, a pending
  * permission request, and the status line. Pure functions of state to lines.
  */
-import type { CommandInfo, SessionInfo } from '@lich/agent';
+import { type CommandInfo, file_mentions, type SessionInfo } from '@lich/agent';
 import string_width from 'string-width';
 import { type CompletionSources, chip_label, completions, type EditorState } from './editor.js';
 import type { Palette } from './palette.js';
@@ -83,6 +83,29 @@ export function input_lines(
     for (const chip of chips) text = text.split(chip).join(palette.dim(chip));
     return `${index === 0 ? palette.cyan('›') : ' '} ${text}`;
   });
+}
+
+/** A file name that is a picture the models take. */
+const PICTURE = /\.(png|jpe?g|gif|webp)$/i;
+
+/**
+ * The files the prompt will attach, as chips under the editor: `▣ shot.png` for a picture (sent
+ * as itself), `+ notes.txt` for a text file (its text follows the prompt). Only `@path` words
+ * that name a file of the work dir count, as only those are attached; none, no line.
+ */
+export function attachment_lines(
+  editor: EditorState,
+  files: readonly string[],
+  palette: Palette,
+  width: number,
+): string[] {
+  if (editor.search !== null || !editor.text.includes('@')) return [];
+  const known = new Set(files);
+  const chips = file_mentions(editor.text)
+    .filter((path) => known.has(path))
+    .map((path) => (PICTURE.test(path) ? `▣ ${path}` : `+ ${path}`));
+  if (chips.length === 0) return [];
+  return [palette.dim(fit(`  ${chips.map((chip) => `[${chip}]`).join(' ')}`, width))];
 }
 
 /** Up to five completions for what is being typed, with a command's description. */
