@@ -723,6 +723,7 @@ export class Agent {
       handle,
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),
+      trusted: this.trusted,
     });
   }
 
