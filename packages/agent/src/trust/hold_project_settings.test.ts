@@ -61,6 +61,22 @@ describe('hold_project_settings', () => {
     expect(
       hold_project_settings({}, { sandbox: { mode: 'required', deny_read: ['secrets'] } }).lines,
     ).toEqual([]);
+    const same = hold_project_settings(
+      { sandbox: { max_processes: 0, network: true } },
+      { sandbox: { max_processes: 0, network: ['npmjs.org'] } },
+    );
+    expect(same.lines).toEqual([]);
+    // a field the file leaves out falls back to its default, looser than the user's
+    const omitted = hold_project_settings(
+      { sandbox: { mode: 'required', writable: ['~/cache'] } },
+      { sandbox: { deny_read: ['secrets'] } },
+    );
+    expect(omitted.lines).toEqual(['sandbox.mode auto (left out: the default)']);
+    expect(omitted.values.sandbox).toMatchObject({
+      mode: 'required',
+      writable: [],
+      deny_read: ['secrets'],
+    });
     const held = hold_project_settings(
       { sandbox: { network: ['npmjs.org'], writable: ['~/cache'] } },
       {

@@ -129,12 +129,15 @@ function network_within(project: unknown, before: unknown): boolean {
 
 function hold_sandbox(hold: ProjectHold, before: unknown, project: unknown): void {
   const earlier: Raw = { ...SANDBOX_DEFAULTS, ...(object_of(before) ?? {}) };
-  const given = object_of(project) ?? {};
-  // the file's sandbox replaces the earlier one whole; untrusted, fields start from the earlier
+  // the file's sandbox replaces the earlier one whole, so a field it leaves out is at its default
+  // (which may be looser than the user's); untrusted, fields start from the earlier
+  const written = object_of(project) ?? {};
+  const given: Raw = { ...SANDBOX_DEFAULTS, ...written };
   const kept: Raw = { ...earlier };
   let held = false;
   const held_field = (text: string) => {
-    hold.lines.push(`sandbox.${text}`);
+    const field = text.split(' ')[0] as string;
+    hold.lines.push(`sandbox.${text}${field in written ? '' : ' (left out: the default)'}`);
     held = true;
   };
   for (const [field, value] of Object.entries(given)) {
@@ -155,7 +158,10 @@ function hold_sandbox(hold: ProjectHold, before: unknown, project: unknown): voi
     } else if (field === 'max_processes') {
       const limit = Number(value);
       const prior_limit = Number(prior);
-      if (limit !== 0 && (prior_limit === 0 || limit <= prior_limit)) kept.max_processes = value;
+      // 0 is no limit: the loosest, unless the earlier layers already said so
+      const within =
+        limit === prior_limit || (limit !== 0 && (prior_limit === 0 || limit <= prior_limit));
+      if (within) kept.max_processes = value;
       else held_field(`max_processes ${limit}`);
     }
   }
