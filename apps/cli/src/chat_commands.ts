@@ -143,7 +143,7 @@ const COMMAND_LINE = /^\/([A-Za-z][\w:-]*)(?:\s+(.*))?$/s;
 export async function run_chat_command(
   line: string,
   state: ChatState,
-): Promise<{ handled: false; text: string } | { handled: true; exit: boolean }> {
+): Promise<{ handled: false; text: string; model?: string } | { handled: true; exit: boolean }> {
   if (line.startsWith('//')) return { handled: false, text: line.slice(1) };
   const match = COMMAND_LINE.exec(line);
   if (match === null) return { handled: false, text: line };
@@ -158,7 +158,14 @@ export async function run_chat_command(
   const result = await state.agent.commands.run(chat_context(state), name, match[2] ?? '');
   if (result.output !== '') state.say(result.output);
   // a custom command's prompt goes to the model as if typed
-  if (result.prompt !== undefined) return { handled: false, text: result.prompt };
+  if (result.prompt !== undefined) {
+    // a command's `model:` is for its own turn: /model's choice stays for the next
+    return {
+      handled: false,
+      text: result.prompt,
+      ...(result.model === undefined ? {} : { model: result.model }),
+    };
+  }
   if (name === 'help') state.say('//text sends a line that starts with a slash');
   return { handled: true, exit: false };
 }

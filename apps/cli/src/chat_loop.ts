@@ -109,6 +109,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       continue;
     }
     const line = command.text;
+    const model = command.model ?? state.model;
     // At the prompt the terminal is in raw mode and readline turns Ctrl+C into its own event;
     // while the answer runs, cooked mode lets Ctrl+C raise SIGINT, which aborts the run.
     lines.pause();
@@ -121,7 +122,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
       output: start.output ?? { format: 'text', quiet: false, verbose: false },
       show_reasoning: start.show_reasoning,
       approval,
-      ...(state.model === undefined ? {} : { model: state.model }),
+      ...(model === undefined ? {} : { model }),
     });
     if (outcome.transcript) history = outcome.transcript;
     if (outcome.code === EXIT.FAILURE || outcome.code === EXIT.USAGE) failed = true;

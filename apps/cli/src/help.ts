@@ -43,7 +43,8 @@ const AGENT_FLAGS = `  --provider <kind>     use only this provider: openai_comp
   --append-system-prompt <text>   add text to the end of the system prompt
   --allowed-tools <names>         only these tools (comma-separated; * matches any run)
   --disallowed-tools <names>      never these tools (same patterns; wins over allowed)
-  --trust               trust the folder for this run: its hooks and command shell lines run
+  --trust               trust the folder for this run: its hooks, command shell lines and its
+                        config file's plugins, MCP servers and permission widenings act
   -h, --help            show this help`;
 
 /** `-q` and `-v`, of the commands that print a run's progress (`lich "task"`, `chat`). */
@@ -339,8 +340,9 @@ Options:
   -C, --work-dir <dir>  the folder session/list shows before a session is open
   --client-terminal     run terminal commands in the editor's terminal when it offers one
                         (outside Lich's OS sandbox; off by default)
-  --trust               trust the folders of this run's sessions: their hooks and command
-                        shell lines run (else only folders lich trust named)
+  --trust               trust the folders of this run's sessions: their hooks, command shell
+                        lines and config files' plugins, MCP servers and permission widenings
+                        act (else only folders lich trust named)
   -h, --help            show this help`;
 
 const SANDBOX = `Usage: lich sandbox check [options]
@@ -374,10 +376,19 @@ const TRUST = `Usage: lich trust [folder] [options]
 
 Trusts the folder (default: the work dir) and what is under it: the hooks of its config and of
 the files hooks.import names (.claude/settings.json, .codex/hooks.json), the shell lines of its
-custom commands and its skills' allowed-tools may then act. Until a folder is trusted nothing it
-ships runs on its own; on a terminal lich asks once, the first time such a folder is opened, and
-keeps the answer in ~/.config/lich/trusted_folders.json. Off a terminal it stays untrusted unless
---trust is given. Says what the folder ships.
+custom commands and its skills' allowed-tools may then act, and so may what its
+.lich/config.json sets that runs code or widens what runs without asking:
+  plugins (other than the built-in gatekeeper), MCP servers that start a command or send
+  \${VAR}s (or replace one of yours), permissions.allow rules and a looser permissions.mode
+  (auto_edit, yolo), a sandbox turned off or widened (network, writable, env_passthrough,
+  allow_unix_sockets, allow_read, max_processes), env_passthrough, a higher budget, prices, and
+  providers whose base_url is not this machine (your API keys would go there).
+Until a folder is trusted none of these act (one warning lists them); what only takes power away
+(deny and ask rules, a stricter mode or sandbox, a lower budget) and every other key still apply,
+as do your own config, the environment and flags. On a terminal lich asks once, the first time
+such a folder is opened, and keeps the answer in ~/.config/lich/trusted_folders.json. Off a
+terminal (lich serve, acp, gateways) it stays untrusted unless --trust is given. Says what the
+folder ships.
 
 Options:
   -C, --work-dir <dir>  the folder (the same as giving it)
@@ -387,7 +398,8 @@ Options:
 const UNTRUST = `Usage: lich untrust [folder] [options]
 
 Keeps the folder (default: the work dir) untrusted: nothing it ships runs on its own (hooks,
-command shell lines, skills' allowed-tools), and lich stops asking. Its skills are still listed.
+command shell lines, skills' allowed-tools, its config file's plugins, MCP servers and permission
+and sandbox widenings; see lich trust --help), and lich stops asking. Its skills are still listed.
 
 Options:
   -C, --work-dir <dir>  the folder (the same as giving it)

@@ -3,7 +3,7 @@
  * client, with a testkit fake OpenAI server as the model. stdout must carry nothing but ACP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -236,6 +236,25 @@ describe('lich acp, spawned', () => {
     );
     lich.close();
     expect(await lich.exited).toBe(0);
+  }, 30_000);
+
+  it("a repository's permissions.mode yolo starts sessions in yolo only in a trusted folder", async () => {
+    await mkdir(join(sandbox.work_dir, '.lich'), { recursive: true });
+    await writeFile(
+      join(sandbox.work_dir, '.lich', 'config.json'),
+      JSON.stringify({ permissions: { mode: 'yolo' } }),
+    );
+    model = await start_openai_server({ script: [] });
+    const env = { ...openai_env(sandbox, model.base_url), OPENAI_API_KEY: 'k-1' };
+    const untrusted = spawn_acp(env);
+    expect((await open_session(untrusted)).modes?.currentModeId).toBe('default');
+    untrusted.close();
+    expect(await untrusted.exited).toBe(0);
+    expect(untrusted.stderr()).toMatch(/permissions\.mode yolo/);
+    const trusted = spawn_acp(env, 'allow_once', ['--trust']);
+    expect((await open_session(trusted)).modes?.currentModeId).toBe('yolo');
+    trusted.close();
+    expect(await trusted.exited).toBe(0);
   }, 30_000);
 
   it('answers session/new for a folder that does not exist with invalid params, naming it (S7)', async () => {

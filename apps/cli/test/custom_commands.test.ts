@@ -94,4 +94,72 @@ describe('custom commands on every surface', () => {
       await client.close();
     }
   });
+
+  describe("a command's model front matter", () => {
+    /** Two models of the chain, and a command that names the second. */
+    async function two_models(): Promise<void> {
+      const provider = (model: string) => ({
+        kind: 'openai_compat',
+        model,
+        base_url: server.base_url,
+      });
+      await put(
+        '.lich/config.json',
+        JSON.stringify({ providers: [provider('main-model'), provider('small-model')] }),
+      );
+      await put('.lich/commands/quick.md', '---\nmodel: small-model\n---\nQuickly: $ARGUMENTS\n');
+    }
+    type Sent = { model: string };
+
+    it('lich chat runs that turn on it, and the next one on the session model', async () => {
+      await two_models();
+      server.enqueue({ text: 'Quick.' }, { text: 'Main.' });
+      const result = await run_lich(['chat'], {
+        cwd: sandbox.work_dir,
+        env: sandbox.env,
+        input: '/quick go\nthen\n',
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(request_body<Sent>(server, 0).model).toBe('small-model');
+      expect(request_body<Sent>(server, 1).model).toBe('main-model');
+    });
+
+    it('lich serve hands the model back with the prompt and runs that prompt on it', async () => {
+      await two_models();
+      server.enqueue({ text: 'Quick.' }, { text: 'Main.' });
+      const client = await LichClient.connect({
+        transport: stdio_transport({
+          command: process.execPath,
+          args: [BIN, 'serve', '--stdio'],
+          cwd: sandbox.work_dir,
+          env: sandbox.env,
+          stderr: 'ignore',
+          on_spawn: (child) => children.push(child),
+        }),
+        reconnect: false,
+      });
+      try {
+        const { session_id } = await client.request('session.new', {});
+        const ran = await client.request('command.run', { session_id, name: 'quick', args: 'go' });
+        expect(ran).toEqual({ ok: true, output: '', prompt: 'Quickly: go', model: 'small-model' });
+        await client.request('prompt.submit', { session_id, text: ran.prompt as string });
+        await until(() => server.requests.length >= 1);
+        await client.request('prompt.submit', { session_id, text: 'Quickly: go' });
+        await until(() => server.requests.length >= 2);
+        expect(request_body<Sent>(server, 0).model).toBe('small-model');
+        // the same text again, not straight after the command: the session's model
+        expect(request_body<Sent>(server, 1).model).toBe('main-model');
+      } finally {
+        await client.close();
+      }
+    });
+  });
 });
+
+async function until(done: () => boolean, timeout_ms = 10_000): Promise<void> {
+  const end = Date.now() + timeout_ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -170,7 +170,10 @@ describe('chat slash commands', () => {
       } };\n`,
     );
     server.enqueue({ text: 'one' });
-    const result = await run(['chat'], { input: 'first\n/help\n/deploy prod\n/sessions\n/quit\n' });
+    // the plugin is in the project's file: it loads in a trusted folder
+    const result = await run(['chat', '--trust'], {
+      input: 'first\n/help\n/deploy prod\n/sessions\n/quit\n',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('one\n');
     expect(result.stderr).toMatch(/\/deploy <env> {2}Ship it\./);

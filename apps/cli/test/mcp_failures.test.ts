@@ -60,7 +60,8 @@ describe('MCP servers that fail say how', () => {
       { tool_calls: [{ name: 'mcp_a_b_crash', arguments: {} }] },
       { text: 'done' },
     );
-    const result = await lich(['--no-session', 'go'], {
+    // the servers are in the project's file: they start in a trusted folder
+    const result = await lich(['--trust', '--no-session', 'go'], {
       env: { ...openai_env(sandbox, server.base_url), SITE_TOKEN: 'from-the-environment' },
     });
     expect(authorizations).toContain('Bearer from-the-environment');

@@ -43,7 +43,8 @@ describe('lich with an MCP server', () => {
       },
       { text: 'At midnight.' },
     );
-    const result = await run_lich(['when does the owl fly?'], {
+    // the server is in the project's file: it starts in a trusted folder
+    const result = await run_lich(['--trust', 'when does the owl fly?'], {
       cwd: sandbox.work_dir,
       env: openai_env(sandbox, server.base_url),
       timeout_ms: 30_000,

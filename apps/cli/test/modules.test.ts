@@ -71,7 +71,8 @@ describe('what the one-shot path loads', () => {
     });
     expect(add.code).toBe(0);
     server.enqueue({ text: 'done' });
-    const modules = await loaded_modules(['hi'], openai_env(sandbox, server.base_url));
+    // the server is in the project's file: it starts in a trusted folder
+    const modules = await loaded_modules(['--trust', 'hi'], openai_env(sandbox, server.base_url));
     expect(modules.some((url) => /@modelcontextprotocol/.test(url))).toBe(true);
   });
 

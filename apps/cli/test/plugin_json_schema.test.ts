@@ -35,6 +35,7 @@ let server: FakeServer;
 beforeEach(async () => {
   sandbox = await make_sandbox({
     'weather.mjs': PLUGIN,
+    // the plugin is in the project's file: the runs below trust the folder
     '.lich/config.json': JSON.stringify({ plugins: ['./weather.mjs'] }),
   });
   server = await start_openai_server();
@@ -52,7 +53,7 @@ describe('a plugin tool with plain JSON Schema parameters', () => {
       { tool_calls: [{ name: 'forecast', arguments: { days: 'many' } }] },
       { text: 'done' },
     );
-    const result = await run_lich(['--no-session', 'weather?'], {
+    const result = await run_lich(['--trust', '--no-session', 'weather?'], {
       cwd: sandbox.work_dir,
       env: openai_env(sandbox, server.base_url),
     });
@@ -82,7 +83,7 @@ describe('a plugin tool with plain JSON Schema parameters', () => {
 describe('a tool error of several lines', () => {
   it('is shown whole on stderr, each line under the call, not cut to the first', async () => {
     server.enqueue({ tool_calls: [{ name: 'deploy', arguments: {} }] }, { text: 'it failed' });
-    const result = await run_lich(['--no-session', 'deploy'], {
+    const result = await run_lich(['--trust', '--no-session', 'deploy'], {
       cwd: sandbox.work_dir,
       env: openai_env(sandbox, server.base_url),
     });

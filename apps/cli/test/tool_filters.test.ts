@@ -54,11 +54,15 @@ describe('disallowed tools stay out after a tools/list_changed', () => {
       { tool_calls: [{ name: 'mcp_everything_get-sum', arguments: { a: 2, b: 40 } }] },
       { text: 'done' },
     );
-    const result = await run_lich(['--disallowed-tools', 'mcp_everything_*', 'use mcp'], {
-      cwd: sandbox.work_dir,
-      env: openai_env(sandbox, server.base_url),
-      timeout_ms: 60_000,
-    });
+    // the servers are in the project's file: they start in a trusted folder
+    const result = await run_lich(
+      ['--trust', '--disallowed-tools', 'mcp_everything_*', 'use mcp'],
+      {
+        cwd: sandbox.work_dir,
+        env: openai_env(sandbox, server.base_url),
+        timeout_ms: 60_000,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     for (let index = 0; index < 3; index++) {
       const names = offered(index);
@@ -84,7 +88,7 @@ describe('disallowed tools stay out after a tools/list_changed', () => {
       { tool_calls: [{ name: 'mcp_fake_hello', arguments: { value: 'there' } }] },
       { text: 'done' },
     );
-    const result = await run_lich(['call the new tool'], {
+    const result = await run_lich(['--trust', 'call the new tool'], {
       cwd: sandbox.work_dir,
       env: openai_env(sandbox, server.base_url),
       timeout_ms: 60_000,

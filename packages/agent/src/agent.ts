@@ -73,6 +73,7 @@ import { ALLOWANCE_HOOK, ALLOWED_TOOLS_FIELD } from './toolbox/allowance_hook.js
 import { APPROVAL_MODE_FIELD } from './toolbox/exit_plan_mode.js';
 import { SUBAGENT_FIELD, SubagentRunner } from './toolbox/subagent_runner.js';
 import { carry_todos } from './toolbox/todo_list.js';
+import { config_for_trust, held_warning } from './trust/config_for_trust.js';
 import { remember_session_dir } from './usage/known_session_dirs.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -143,13 +144,16 @@ export class Agent {
   readonly #sandbox: Sandbox;
 
   constructor(options: AgentOptions) {
-    const { config } = options;
+    this.trusted = options.trusted === true;
+    // until the folder is trusted, what the repository's config file sets that would run code or
+    // widen what runs without asking is held back: everything below sees only the rest
+    const { config, held } = config_for_trust(options.config, this.trusted);
     this.config = config;
     this.#env = options.env ?? process.env;
     this.#warn =
       options.on_warning ?? ((text: string) => process.stderr.write(`lich: warning: ${text}\n`));
+    if (held.length > 0) this.#warn(held_warning(held));
     this.#lich_version = options.lich_version;
-    this.trusted = options.trusted === true;
     this.budget_ledger = options.budget_ledger ?? new MemoryBudgetLedger();
     this.#session_registry = options.session_registry;
     this.#surface = options.surface;
@@ -736,6 +740,7 @@ export class Agent {
       handle,
       on_warning: warn,
       preview: call_preview(this.registry, this.config.work_dir),
+      trusted: this.trusted,
     });
   }
 

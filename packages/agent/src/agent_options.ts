@@ -46,8 +46,11 @@ export interface AgentOptions {
   /**
    * True when the person trusts the work dir (`lich trust`, the first-run question, `--trust`):
    * then what the repository ships may act on its own — a project skill's `allowed-tools` are
-   * granted when it loads, the hooks and command shell lines of the project run. Default false:
-   * project skills are still listed and loadable, but grant nothing and run nothing by themselves.
+   * granted when it loads, the hooks and command shell lines of the project run, and the
+   * repository's config file may load plugins, start MCP servers and widen permissions and the
+   * sandbox. Default false: project skills are still listed and loadable, but grant nothing and
+   * run nothing by themselves, and `config.held_until_trusted` is applied (`config_for_trust`;
+   * one warning lists what was held back), so `agent.config` is the config without them.
    */
   trusted?: boolean;
   /**

@@ -173,6 +173,14 @@ export {
   todos_from_history,
 } from './toolbox/todo_list.js';
 export { todo_write_tool } from './toolbox/todo_write.js';
+export {
+  type ConfigForTrust,
+  config_for_trust,
+  type HeldKey,
+  type HeldUntilTrusted,
+  held_warning,
+} from './trust/config_for_trust.js';
+export { is_loopback_url } from './trust/hold_project_settings.js';
 export { type RunnablesConfig, repository_runnables } from './trust/repository_runnables.js';
 export {
   type FolderTrust,

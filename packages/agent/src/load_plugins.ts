@@ -32,6 +32,9 @@ const BUILT_IN: Readonly<Record<string, () => Promise<Plugin>>> = {
   gatekeeper: async () => (await import('@lich/tools')).gatekeeper_plugin(),
 };
 
+/** The names of the plugins built into Lich (no module is loaded for them). */
+export const BUILT_IN_PLUGIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILT_IN));
+
 function is_plugin(value: unknown): value is Plugin {
   return (
     typeof value === 'object' &&

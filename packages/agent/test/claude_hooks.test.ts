@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fake_chat, make_temp_dir, type TempDir } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -222,5 +222,55 @@ describe('hooks in Claude Code format', () => {
       trigger: 'manual',
     });
     expect(await read('end')).toMatchObject({ hook_event_name: 'SessionEnd', cwd: work_dir });
+  });
+
+  it("a PreToolUse hook's permissionDecision allow skips the question, ask puts it even in yolo", async () => {
+    const decide = (decision: string) => ({
+      PreToolUse: [
+        {
+          matcher: 'Bash',
+          hooks: [
+            {
+              type: 'command' as const,
+              command: `cat > /dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"${decision}"}}'`,
+            },
+          ],
+        },
+      ],
+    });
+    const touch = () =>
+      fake_chat([
+        { tool_calls: [{ id: 'c1', name: 'terminal', arguments: { command: 'touch ran.txt' } }] },
+        { text: 'done' },
+      ]);
+    // default mode with nobody to ask: only the hook's allow lets the command run
+    const allowing = new Agent({
+      config: make_config({ work_dir, hooks: decide('allow') }),
+      chat: touch(),
+      on_warning: () => undefined,
+    });
+    await allowing.run({ input: 'go', session: false, approval_mode: 'default' });
+    await allowing.close();
+    expect(await readFile(join(work_dir, 'ran.txt'), 'utf8')).toBe('');
+    await rm(join(work_dir, 'ran.txt'));
+
+    const asked: string[] = [];
+    const asking = new Agent({
+      config: make_config({ work_dir, hooks: decide('ask') }),
+      chat: touch(),
+      on_warning: () => undefined,
+    });
+    await asking.run({
+      input: 'go',
+      session: false,
+      approval_mode: 'yolo',
+      approver: async (request) => {
+        asked.push(request.title);
+        return { option: 'reject_once' };
+      },
+    });
+    await asking.close();
+    expect(asked).toEqual(['terminal: touch ran.txt']);
+    await expect(readFile(join(work_dir, 'ran.txt'), 'utf8')).rejects.toThrow();
   });
 });

@@ -81,7 +81,8 @@ describe('SessionHost permissions', () => {
   });
 
   it('allow_always is remembered for the session and written to the project config', async () => {
-    const { host, work_dir } = await host_with();
+    const warnings: string[] = [];
+    const { host, work_dir } = await host_with({ on_warning: (text) => warnings.push(text) });
     const { session_id, path } = await host.create();
     const seen = collector();
     await host.subscribe(session_id, seen.listener, { can_approve: true });
@@ -101,6 +102,12 @@ describe('SessionHost permissions', () => {
     expect(await readFile(join(work_dir, 'notes.txt'), 'utf8')).toBe('two');
     const config = JSON.parse(await readFile(join(work_dir, '.lich', 'config.json'), 'utf8'));
     expect(config).toEqual({ permissions: { allow: ['write_file(notes.txt)'] } });
+    // the folder is not trusted: the kept rule counts in later sessions only once it is
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^the rule write_file\(notes\.txt\) was written to \.lich\/config\.json; it applies in later sessions once this folder is trusted/,
+      ),
+    ]);
     // the decisions are in the session file
     await host.close(session_id);
     const records = (await readFile(path as string, 'utf8'))

@@ -4,6 +4,8 @@
  * the JSONL gateway store; and the bin itself in a child process, drained by SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Agent, create_session_host, make_config } from '@lich/agent';
 import type { Message } from '@lich/core';
@@ -155,6 +157,7 @@ describe('the webhook gateway over the real host', () => {
 /** Runs the built bin; resolves its URL once it listens. */
 function start_bin(
   work_dir: string,
+  extra_args: readonly string[] = [],
 ): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   return new Promise((resolve_url, reject) => {
     const child = spawn(
@@ -169,6 +172,7 @@ function start_bin(
         'fake-model',
         '--allow-user',
         'u1',
+        ...extra_args,
       ],
       {
         cwd: work_dir,
@@ -260,5 +264,46 @@ describe('a message that says nothing never stalls its conversation (S1)', () =>
     expect(tries).toBe(3);
     const next = await post_signed(gateway.url, KEY, say('and now?'));
     expect(next).toMatchObject({ status: 200, body: { reply: 're: and now?' } });
+  }, 30_000);
+
+  it("loads the work dir config's plugin only when trusted: --trust, or an answer lich trust kept", async () => {
+    const marker = join(temp.path, 'pwned-plugin.txt');
+    await mkdir(join(temp.path, '.lich'), { recursive: true });
+    await writeFile(
+      join(temp.path, 'plugin.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default { name: 'evil', register() {} };\n`,
+    );
+    await writeFile(
+      join(temp.path, '.lich', 'config.json'),
+      JSON.stringify({ plugins: ['./plugin.mjs'] }),
+    );
+    const one_message = async (args: readonly string[]) => {
+      const { child, url, stderr } = await start_bin(temp.path, args);
+      const exited = new Promise((done) => child.once('exit', done));
+      try {
+        expect((await post_signed(url, KEY, say('hello'))).status).toBe(200);
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+      return stderr();
+    };
+    const untrusted = await one_message([]);
+    expect(untrusted).toMatch(/plugins \.\/plugin\.mjs \(code run in-process\)/);
+    expect(untrusted).toMatch(/this folder is not trusted \(lich trust, or --trust\)/);
+    expect(existsSync(marker)).toBe(false);
+
+    await one_message(['--trust']);
+    expect(existsSync(marker)).toBe(true);
+    await rm(marker);
+
+    // HOME is the work dir: the answer lich trust keeps is in its .config/lich
+    await mkdir(join(temp.path, '.config', 'lich'), { recursive: true });
+    await writeFile(
+      join(temp.path, '.config', 'lich', 'trusted_folders.json'),
+      JSON.stringify({ folders: { [temp.path]: 'trusted' } }),
+    );
+    await one_message([]);
+    expect(existsSync(marker)).toBe(true);
   }, 30_000);
 });

@@ -75,6 +75,7 @@ const COMMON_OPTIONS = {
   mode: { type: 'string' },
   'max-concurrency': { type: 'string' },
   store: { type: 'string' },
+  trust: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionTable;
 
@@ -97,6 +98,9 @@ const COMMON_HELP = `Options:
   --max-concurrency <n>     runs in flight at once (default 8)
   --store <url>             postgres://…: several nodes share one database (default: files in
                             the state folder; also LICH_DATABASE_URL or "store" in gateway.json)
+  --trust                   trust the work dir for this run: its config file's plugins, MCP
+                            servers and permission widenings, its hooks and command shell lines
+                            act (else only when lich trust kept it trusted; nothing is asked)
   -h, --help                show this help`;
 
 /** The help text of a platform command. */

@@ -41,7 +41,7 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
   const { definition, values, io, settings } = input;
   const { platform } = definition;
   const log = stderr_logger(io);
-  const { Agent, create_session_host, load_config } = await import('@lich/agent');
+  const { Agent, create_session_host, folder_trust, load_config } = await import('@lich/agent');
   const loaded = await load_config({
     work_dir: input.work_dir,
     ...(values.config === undefined ? {} : { config_path: String(values.config) }),
@@ -83,9 +83,15 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
   if (chosen.session_storage !== undefined) {
     log({ level: 'info', message: `conversations and sessions in ${chosen.where}` });
   }
+  // a gateway never asks: the folder is trusted by --trust or an answer kept by lich trust, as
+  // for lich off a terminal
+  const trusted =
+    values.trust === true ||
+    (await folder_trust(loaded.config.work_dir, io.env)).state === 'trusted';
   const agent = new Agent({
     config: loaded.config,
     env: io.env,
+    trusted,
     surface: 'chat',
     on_warning: (text) => log({ level: 'warn', message: text }),
     // the work dir is the bot's: no checkpoints unless the platform's section asks for them

@@ -38,7 +38,8 @@ export interface BedrockSettings {
  * Reads a `ProviderConfig` into settings. Reads `process.env` for the region; does no I/O.
  *
  * Contract: throws a `ProviderError` of kind `config` for a base URL that is no URL or an option
- * of the wrong type, naming the option.
+ * of the wrong type (a region that is not letters, digits and dashes among them), naming the
+ * option.
  */
 export function read_bedrock_settings(
   config: ProviderConfig,
@@ -46,7 +47,11 @@ export function read_bedrock_settings(
 ): BedrockSettings {
   const check = config_checks(BEDROCK_KIND, config);
   const options = (config.options ?? {}) as BedrockOptions;
-  if (options.region !== undefined && typeof options.region !== 'string') {
+  // the region goes into the host name: `evil.example#` would send the signed request elsewhere
+  if (
+    options.region !== undefined &&
+    (typeof options.region !== 'string' || !/^[a-z0-9-]*$/.test(options.region))
+  ) {
     throw check.fail('options.region must be a region name, e.g. us-east-1');
   }
   const region = options.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';

@@ -210,6 +210,17 @@ describe('create_bedrock_provider: the Converse mapping (the rest is the contrac
     expect(request?.headers.authorization).toBe('Bearer bedrock-api-key');
     expect(result.message.content).toBe('whole');
   });
+
+  it('refuses a region that would change the host the signed request goes to', () => {
+    for (const region of ['evil.example#', 'x.evil.example/', 'us-east-1.evil.example?']) {
+      expect(() =>
+        create_bedrock_provider({ kind: BEDROCK_KIND, model: 'm', options: { region } }),
+      ).toThrow(/options\.region must be a region name/);
+    }
+    expect(() =>
+      create_bedrock_provider({ kind: BEDROCK_KIND, model: 'm', options: { region: 'eu-west-3' } }),
+    ).not.toThrow();
+  });
 });
 
 describe('pictures', () => {

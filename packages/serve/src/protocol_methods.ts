@@ -162,8 +162,11 @@ export interface MethodMap {
   };
   'command.run': {
     params: SessionParams & { name: string; args?: string };
-    /** `prompt`: a custom command's filled-in template, for the client to send as the prompt. */
-    result: { ok: boolean; output: string; prompt?: string };
+    /**
+     * `prompt`: a custom command's filled-in template, for the client to send as the prompt;
+     * `model`: the model that prompt's turn runs on (the host applies it when the prompt comes).
+     */
+    result: { ok: boolean; output: string; prompt?: string; model?: string };
   };
   'models.list': { params: Record<string, never> | undefined; result: { models: WireModelInfo[] } };
   'tools.list': { params: Record<string, never> | undefined; result: { tools: WireToolInfo[] } };

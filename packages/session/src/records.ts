@@ -141,7 +141,8 @@ export interface TitleRecord extends RecordBase {
 
 /**
  * A decision on whether a tool call may run: by a rule, the approval mode, a remembered answer,
- * a person (`approver`), or a refusal because nobody could be asked (`no_approver`).
+ * a person (`approver`), a refusal because nobody could be asked (`no_approver`), or a
+ * `PreToolUse` hook's `permissionDecision: "allow"` that skipped the question (`hook`).
  */
 export interface PermissionRecord extends RecordBase {
   type: 'permission';
@@ -152,7 +153,7 @@ export interface PermissionRecord extends RecordBase {
   /** One line for a person: `terminal: git push`. */
   title: string;
   decision: 'allow' | 'deny';
-  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver';
+  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver' | 'hook';
   /** The rule that decided, as written (`terminal(git push*)`). */
   rule?: string;
   /** The approver's answer, when one was asked. */
@@ -174,6 +175,8 @@ export interface HookRecord extends RecordBase {
   tool?: string;
   reason?: string;
   context?: string;
+  /** `PreToolUse`: the hook's `permissionDecision` when it was `allow` or `ask`. */
+  permission?: 'allow' | 'ask';
 }
 
 /**

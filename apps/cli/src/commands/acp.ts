@@ -48,7 +48,17 @@ async function with_client_servers(
   if (Object.keys(servers).length === 0) return config;
   const { deep_freeze } = await import('@lich/agent');
   const mcp_servers = { ...config.mcp_servers, ...servers } as McpServersConfig;
-  return deep_freeze({ ...config, mcp_servers });
+  const held = config.held_until_trusted;
+  if (held === undefined) return deep_freeze({ ...config, mcp_servers });
+  // the editor's servers are the person's: none of them waits for the folder's trust
+  const held_servers = Object.fromEntries(
+    Object.entries(held.mcp_servers).filter(([name]) => !(name in servers)),
+  );
+  return deep_freeze({
+    ...config,
+    mcp_servers,
+    held_until_trusted: { ...held, mcp_servers: held_servers },
+  });
 }
 
 /** Builds the SessionHost of one (folder, MCP servers) pair: that folder's config, as `lich`. */

@@ -37,6 +37,8 @@ async function print_effective(context: CommandContext, values: ParsedValues): P
   if (loaded === null) return EXIT.USAGE;
   const { redact_config } = await import('@lich/agent');
   const shown = redact_config(loaded.config) as Record<string, unknown>;
+  // what waits for trust is listed under trust (`adds`), not as a config key
+  delete shown.held_until_trusted;
   const { folder_trust, repository_runnables } = await import('@lich/agent');
   const trust = await folder_trust(loaded.config.work_dir, context.io.env);
   const adds = await repository_runnables(loaded.config, context.io.env);
@@ -116,6 +118,7 @@ export const command_config: Command = async (context) => {
     if (loaded === null) return EXIT.USAGE;
     const agent = await import('@lich/agent');
     const shown = agent.redact_config(loaded.config) as Record<string, unknown>;
+    delete shown.held_until_trusted;
     // An absent tools_enabled allows every builtin: show that list rather than nothing.
     if (shown.tools_enabled === undefined) shown.tools_enabled = agent.builtin_tool_names();
     const { found, value } = get_path(shown, key);

@@ -161,6 +161,8 @@ export const command_mcp: Command = async (context) => {
   }
   const mcp = await import('@lich/mcp');
   let result: { ok: true; path: string } | { ok: false; error: string };
+  // a server that starts a command or sends ${VAR}s waits for the folder's trust
+  let waits_for_trust = false;
   if (subcommand === 'add') {
     const url = string_option(values.url);
     if ((url === undefined) === (command_line.length === 0)) {
@@ -176,6 +178,7 @@ export const command_mcp: Command = async (context) => {
             ...(env ? { env } : {}),
           }
         : { url, ...(headers ? { headers } : {}) };
+    waits_for_trust = url === undefined || JSON.stringify(headers ?? {}).includes('${');
     result = await mcp.add_mcp_server(work_dir, name, config);
     if (result.ok) await warn_literal_secrets(context, result.path, env, headers);
   } else if (subcommand === 'remove') {
@@ -191,5 +194,12 @@ export const command_mcp: Command = async (context) => {
     subcommand as 'add' | 'remove' | 'enable' | 'disable'
   ];
   context.say(`${done} MCP server '${name}' in ${result.path}`);
+  if (waits_for_trust) {
+    const { folder_trust } = await import('@lich/agent');
+    if ((await folder_trust(work_dir, context.io.env)).state !== 'trusted') {
+      // the project's file is where it went: Lich cannot tell who wrote it, so it waits for trust
+      context.say('  it is used once this folder is trusted (lich trust, or --trust for one run)');
+    }
+  }
   return EXIT.OK;
 };

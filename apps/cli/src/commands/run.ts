@@ -77,8 +77,14 @@ export const command_run: Command = async (context) => {
     context,
     [values.image ?? []].flat().filter((path): path is string => typeof path === 'string'),
   );
-  const approval = await cli_approval(context, values, config, 'run');
   const agent = await make_agent(context, config, output, values.trust === true);
+  // the agent's config: a repository's looser permissions.mode waits for trust
+  const approval = await cli_approval(context, values, agent.config, 'run').catch(
+    async (error: unknown) => {
+      await agent.close();
+      throw error;
+    },
+  );
   const { open_chat_session, chat_loop } = await import('../chat_loop.js');
   const opened = await open_chat_session(context, agent, {
     ...(resume === null ? {} : { resume: resume.path }),

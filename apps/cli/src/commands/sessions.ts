@@ -298,7 +298,7 @@ export const command_sessions: Command = async (context) => {
           session: opened.session,
           output,
           show_reasoning: values['show-reasoning'] === true,
-          approval: await cli_approval(context, values, loaded.config, 'sessions'),
+          approval: await cli_approval(context, values, agent.config, 'sessions'),
         });
         return outcome.code;
       } finally {

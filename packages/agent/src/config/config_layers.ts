@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { HookSet, HooksSettings } from '../hooks/hooks_schema.js';
 import { merge_permissions } from '../permissions/permissions_schema.js';
+import { hold_project_settings, type ProjectHold } from '../trust/hold_project_settings.js';
 import { ConfigError } from './config_error.js';
 import { project_config_path, read_config_file, user_config_path } from './config_file.js';
 import type { ConfigFlags, ConfigSource, LoadConfigOptions } from './config_load.js';
@@ -61,10 +62,11 @@ export async function apply_file_layers(
   env: Readonly<Record<string, string | undefined>>,
   work_dir: string,
   options: LoadConfigOptions,
-): Promise<ConfigError | { files: string[]; hook_sets: HookSet[] }> {
+): Promise<ConfigError | { files: string[]; hook_sets: HookSet[]; hold: ProjectHold | undefined }> {
   const { merged, sources, warnings } = layers;
   const files: string[] = [];
   const hook_sets: HookSet[] = [];
+  let hold: ProjectHold | undefined;
   const files_to_read: [string, ConfigSource['layer'], boolean][] = [
     [user_config_path(env), 'user', false],
     options.config_path
@@ -84,10 +86,12 @@ export async function apply_file_layers(
         settings: read.value.hooks as HooksSettings,
       });
     }
+    // what the repository's file may not do before trust, against what came before it
+    if (layer === 'project') hold = hold_project_settings(structuredClone(merged), read.value);
     merge_layer(merged, sources, read.value, { layer, detail: path });
   }
 
-  return { files, hook_sets };
+  return { files, hook_sets, hold };
 }
 
 export function apply_env_layer(

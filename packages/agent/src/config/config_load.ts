@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { checkpoint_settings } from '../checkpoints/checkpoints_schema.js';
 import type { HookSet } from '../hooks/hooks_schema.js';
+import type { HeldUntilTrusted } from '../trust/config_for_trust.js';
+import type { ProjectHold } from '../trust/hold_project_settings.js';
 import { ConfigError } from './config_error.js';
 import {
   apply_env_layer,
@@ -128,7 +130,7 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   const layers: Layers = { merged, sources, warnings };
   const read = await apply_file_layers(layers, env, work_dir, options);
   if (read instanceof ConfigError) return fail(read);
-  const { files, hook_sets } = read;
+  const { files, hook_sets, hold } = read;
   const flags = options.flags ?? {};
   const failed =
     apply_env_layer(layers, env) ??
@@ -141,9 +143,11 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
   if (!parsed.data.session_dir) {
     sources.session_dir = { layer: 'derived', detail: 'derived from work_dir' };
   }
+  const held = hold_view(work_dir, merged, hold, { env, flags });
+  if (held instanceof ConfigError) return fail(held);
   return {
     ok: true,
-    config: finish_config(work_dir, parsed.data, hook_sets),
+    config: finish_config(work_dir, parsed.data, hook_sets, held),
     sources: Object.freeze(sources),
     warnings,
     files,
@@ -158,10 +162,62 @@ export async function load_config(options: LoadConfigOptions = {}): Promise<Load
 
 /** The flags that set config keys (`--max-turns`, `--system-prompt`, `--allowed-tools`…). */
 
+/**
+ * The values an untrusted folder runs with in place of what the repository's file set (see
+ * `hold_project_settings`), checked like the rest; undefined when the file sets nothing held.
+ */
+function hold_view(
+  work_dir: string,
+  merged: Readonly<Record<string, unknown>>,
+  hold: ProjectHold | undefined,
+  given: { env: Readonly<Record<string, string | undefined>>; flags: ConfigFlags },
+): HeldUntilTrusted | ConfigError | undefined {
+  if (hold === undefined || hold.lines.length === 0) return undefined;
+  const raw: Record<string, unknown> = { ...merged, ...hold.values };
+  const session_usd = given.flags.max_budget_usd;
+  if (session_usd !== undefined && 'budget' in hold.values) {
+    raw.budget = { ...(hold.values.budget as object | undefined), session_usd };
+  }
+  const servers: Record<string, unknown> = { ...(merged.mcp_servers as object | undefined) };
+  for (const [name, entry] of Object.entries(hold.mcp_servers)) {
+    if (entry === null) delete servers[name];
+    else servers[name] = entry;
+  }
+  raw.mcp_servers = servers;
+  // a URL the person gave (LICH_BASE_URL, --base-url) is theirs, even if the file names it too
+  const own_urls = [given.env.LICH_BASE_URL, given.flags.base_url];
+  raw.providers = ((merged.providers as { base_url?: string }[] | undefined) ?? []).filter(
+    (entry) =>
+      entry.base_url === undefined ||
+      own_urls.includes(entry.base_url) ||
+      !hold.provider_urls.includes(entry.base_url),
+  );
+  const parsed = CONFIG_SCHEMA.safeParse(raw);
+  if (!parsed.success) return ConfigError.from_issues('config', parsed.error.issues);
+  const view = finish_config(work_dir, parsed.data, []);
+  const mcp_servers = Object.fromEntries(
+    Object.keys(hold.mcp_servers).map((name) => [name, view.mcp_servers[name] ?? null]),
+  );
+  return {
+    lines: hold.lines,
+    values: {
+      providers: view.providers,
+      plugins: view.plugins,
+      permissions: view.permissions,
+      sandbox: view.sandbox,
+      env_passthrough: view.env_passthrough,
+      budget: view.budget,
+      prices: view.prices,
+    },
+    mcp_servers,
+  };
+}
+
 function finish_config(
   work_dir: string,
   data: z.output<typeof CONFIG_SCHEMA>,
   hooks: readonly HookSet[],
+  held_until_trusted?: HeldUntilTrusted,
 ): AgentConfig {
   const session_dir = data.session_dir
     ? resolve(work_dir, data.session_dir)
@@ -194,6 +250,7 @@ function finish_config(
     prices: data.prices,
     budget: data.budget,
     subagents: data.subagents,
+    ...(held_until_trusted === undefined ? {} : { held_until_trusted }),
   };
   return deep_freeze(config);
 }

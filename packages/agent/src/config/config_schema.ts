@@ -22,6 +22,7 @@ import {
   SUBAGENTS_SCHEMA,
   type SubagentsSettings,
 } from '../toolbox/subagents_schema.js';
+import type { HeldUntilTrusted } from '../trust/config_for_trust.js';
 import { base_url_problem } from './base_url_check.js';
 import { MCP_SERVERS_SCHEMA } from './mcp_servers_schema.js';
 
@@ -350,6 +351,13 @@ export interface AgentConfig {
   readonly budget: Readonly<BudgetConfig>;
   /** What the `task` tool's subagents may do. */
   readonly subagents: Readonly<SubagentsSettings>;
+  /**
+   * What the repository's config file set that waits for the folder's trust (plugins, MCP servers
+   * that start commands, permission and sandbox widenings…), with the values used until then;
+   * absent when it sets none. An Agent built with `trusted: false` runs with them
+   * (`config_for_trust`).
+   */
+  readonly held_until_trusted?: HeldUntilTrusted;
 }
 
 /** The top-level keys of the configuration, in display order. */

@@ -6,7 +6,7 @@ export interface CustomCommand {
   argument_hint?: string;
   /** Tools its shell lines may run without asking, as written (`Bash(git status:*)`). */
   allowed_tools?: readonly string[];
-  /** The model the front matter names (`model:`), kept for the record; runs use the session's. */
+  /** The model the front matter names (`model:`): the command's turn runs on it when configured. */
   model?: string;
   /** `markdown` (Claude Code, Lich): `$ARGUMENTS`, `$1`, `@file`, !`cmd`; `toml` (Gemini CLI): `{{args}}`, `!{cmd}`, `@{file}`. */
   dialect: 'markdown' | 'toml';

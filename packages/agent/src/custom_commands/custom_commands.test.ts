@@ -3,10 +3,12 @@ import { dirname, join } from 'node:path';
 import { make_temp_dir, type TempDir } from '@lich/testkit';
 import { Sandbox } from '@lich/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CommandContext } from '../host/command_registry.js';
 import { PermissionPolicy } from '../permissions/permission_policy.js';
 import { custom_command_io } from './custom_command_shell.js';
 import { expand_custom_command } from './expand_custom_command.js';
 import { find_custom_commands } from './find_custom_commands.js';
+import { custom_slash_command } from './register_custom_commands.js';
 
 let temp: TempDir;
 let work_dir: string;
@@ -107,5 +109,44 @@ describe('custom commands', () => {
     expect(text).toContain('Conventions: PascalCase names.');
     // no allowed-tools and the default mode: the shell line waits for permission
     expect(text).toMatch(/Listing: \[not run: ls src — not allowed/);
+  });
+});
+
+describe("a command's model", () => {
+  it('goes with the prompt when the config serves it, else a note says the session model runs it', async () => {
+    await put('.lich/commands/quick.md', '---\nmodel: small\n---\nQuick $ARGUMENTS\n');
+    await put('.lich/commands/haiku.md', '---\nmodel: haiku\n---\nPoem\n');
+    const { commands } = await find_custom_commands({ work_dir, config_dir: temp.path });
+    const io = {
+      work_dir,
+      sandbox: new Sandbox({ mode: 'off' }),
+      policy: new PermissionPolicy({}, work_dir),
+      mode: 'default' as const,
+      trusted: true,
+      env_passthrough: [],
+    };
+    const context = {
+      models: () => [
+        { provider: 'openai_compat', model: 'big', default: true },
+        { provider: 'openai_compat', model: 'small', default: false },
+      ],
+    } as unknown as CommandContext;
+    const run = (name: string, args: string) => {
+      const command = commands.find((entry) => entry.name === name);
+      if (command === undefined) throw new Error(`no /${name}`);
+      return custom_slash_command(command, io).run(context, args);
+    };
+    expect(await run('quick', 'go')).toEqual({
+      ok: true,
+      output: '',
+      prompt: 'Quick go',
+      model: 'small',
+    });
+    expect(await run('haiku', '')).toEqual({
+      ok: true,
+      output:
+        "/haiku names the model haiku, which no configured provider serves; it runs on the session's model",
+      prompt: 'Poem',
+    });
   });
 });

@@ -9,9 +9,21 @@ export function custom_slash_command(command: CustomCommand, io: CommandIoOption
     name: command.name,
     description: command.description,
     ...(command.argument_hint === undefined ? {} : { argument_hint: command.argument_hint }),
-    async run(_context, args) {
+    async run(context, args) {
       const prompt = await expand_custom_command(command, args, custom_command_io(command, io));
-      return { ok: true, output: '', prompt };
+      const wanted = command.model;
+      if (wanted === undefined) return { ok: true, output: '', prompt };
+      const served = context
+        .models()
+        .some(({ provider, model }) => wanted === model || wanted === `${provider}/${model}`);
+      // a model the config does not serve (Claude Code's `haiku`, say) leaves the session's
+      return served
+        ? { ok: true, output: '', prompt, model: wanted }
+        : {
+            ok: true,
+            output: `/${command.name} names the model ${wanted}, which no configured provider serves; it runs on the session's model`,
+            prompt,
+          };
     },
   };
 }

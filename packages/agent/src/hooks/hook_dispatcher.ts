@@ -10,6 +10,12 @@ import { run_hook_command } from './run_hook_command.js';
 /** The field of a tool call's context telling hooks which session the call belongs to. */
 export const HOOK_SESSION_FIELD = 'lich_hook_session';
 
+/**
+ * The field of a tool call's context where the `PreToolUse` hooks leave their permission decision
+ * (`allow` or `ask`) for the permission hook, which runs after them on the same call.
+ */
+export const HOOK_PERMISSION_FIELD = 'lich_hook_permission';
+
 /** The session a hook runs for: its file (to record decisions in) and its id. */
 export interface HookSession {
   handle: SessionHandle | null;
@@ -23,6 +29,8 @@ export interface HookRunResult {
   block?: string;
   /** The last `updatedInput` a `PreToolUse` hook gave. */
   updated_input?: Record<string, unknown>;
+  /** The `PreToolUse` hooks' permission decision: `ask` when any said so, else `allow` if any did. */
+  permission?: 'allow' | 'ask';
   /** Context every hook added, in order. */
   context: string[];
 }
@@ -132,6 +140,10 @@ export class HookDispatcher {
         }
         if (verdict.context !== undefined) result.context.push(verdict.context);
         if (verdict.updated_input !== undefined) result.updated_input = verdict.updated_input;
+        // as in Claude Code: deny (a block) over ask over allow
+        if (verdict.permission !== undefined && result.permission !== 'ask') {
+          result.permission = verdict.permission;
+        }
         if (verdict.decision === 'block' && result.block === undefined) {
           result.block = verdict.reason ?? `blocked by a ${event} hook`;
           return result;
@@ -162,6 +174,7 @@ export class HookDispatcher {
         ...(tool === undefined ? {} : { tool }),
         ...(verdict.reason === undefined ? {} : { reason: verdict.reason.slice(0, 2_000) }),
         ...(verdict.context === undefined ? {} : { context: verdict.context.slice(0, 2_000) }),
+        ...(verdict.permission === undefined ? {} : { permission: verdict.permission }),
       })
       .catch((error: unknown) =>
         this.#options.on_warning(
@@ -194,6 +207,8 @@ export class HookDispatcher {
           { session: session_of(context), match: names(name), signal: context.signal },
         );
         if (outcome.block === undefined) {
+          // the permission hook, after this one, reads it (the context is the call's own)
+          if (outcome.permission !== undefined) context[HOOK_PERMISSION_FIELD] = outcome.permission;
           return outcome.updated_input === undefined
             ? undefined
             : { args: lich_tool_args(args, outcome.updated_input, this.#options.work_dir) };

@@ -17,6 +17,24 @@ describe('read_hook_output', () => {
     expect(read_hook_output('PreToolUse', ran(1, '', 'oops')).decision).toBe('error');
   });
 
+  it('reads a PreToolUse permissionDecision of allow or ask as its permission', () => {
+    const decided = (decision: string) =>
+      JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision },
+      });
+    expect(read_hook_output('PreToolUse', ran(0, decided('allow')))).toEqual({
+      decision: 'none',
+      permission: 'allow',
+    });
+    expect(read_hook_output('PreToolUse', ran(0, decided('ask')))).toEqual({
+      decision: 'none',
+      permission: 'ask',
+    });
+    // only PreToolUse decides permissions; an unknown value decides nothing
+    expect(read_hook_output('PostToolUse', ran(0, decided('allow')))).toEqual({ decision: 'none' });
+    expect(read_hook_output('PreToolUse', ran(0, decided('maybe')))).toEqual({ decision: 'none' });
+  });
+
   it('reads JSON decisions and context on exit 0', () => {
     const deny = JSON.stringify({
       hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'not here' },

@@ -14,6 +14,11 @@ export interface HookVerdict {
   context?: string;
   /** `PreToolUse`: the tool input to run with instead (`hookSpecificOutput.updatedInput`). */
   updated_input?: Record<string, unknown>;
+  /**
+   * `PreToolUse`: `hookSpecificOutput.permissionDecision` `allow` (skip the permission question)
+   * or `ask` (ask it, whatever the mode); a `deny` is a `block`.
+   */
+  permission?: 'allow' | 'ask';
 }
 
 /** Events whose plain stdout (exit 0, not JSON) is added to what the model sees. */
@@ -33,7 +38,8 @@ function text(value: unknown): string | undefined {
  * Reads a hook command's answer with Claude Code's wire contract: exit code 2 blocks, with stderr
  * as the reason; exit 0 with JSON on stdout decides through `decision: "block"` + `reason`,
  * `continue: false` + `stopReason`, `hookSpecificOutput.permissionDecision: "deny"` +
- * `permissionDecisionReason`, adds `hookSpecificOutput.additionalContext`, and takes
+ * `permissionDecisionReason` (`"allow"` and `"ask"` of a `PreToolUse` hook become `permission`),
+ * adds `hookSpecificOutput.additionalContext`, and takes
  * `hookSpecificOutput.updatedInput` (a `PreToolUse` hook rewriting the call); exit 0 with plain
  * stdout adds it as context for `UserPromptSubmit` and `SessionStart`; any other exit is an error
  * that blocks nothing. Pure.
@@ -89,7 +95,13 @@ export function read_hook_output(event: HookEvent, outcome: HookCommandOutcome):
     };
   }
   const updated = as_record(specific?.updatedInput);
-  const with_update = updated === undefined ? {} : { updated_input: updated };
+  const decided = specific?.permissionDecision;
+  const with_update: Pick<HookVerdict, 'updated_input' | 'permission'> = {
+    ...(updated === undefined ? {} : { updated_input: updated }),
+    ...(event === 'PreToolUse' && (decided === 'allow' || decided === 'ask')
+      ? { permission: decided }
+      : {}),
+  };
   return context === undefined
     ? { decision: 'none', ...with_update }
     : { decision: 'context', context, ...with_update };

@@ -64,6 +64,8 @@ interface QueuedTurn {
   kind: 'prompt' | 'follow_up';
   client_request_id?: string;
   budget_scopes?: { sender?: string; conversation?: string };
+  /** This turn's model (a custom command's `model:`), over the session's. */
+  model?: string;
 }
 
 function new_turn_id(): string {
@@ -103,6 +105,11 @@ export class LiveSession {
   approval_mode: ApprovalMode;
   /** The model asked for with `set_model` (`model` or `provider/model`); absent: the chain's. */
   model_spec: string | undefined;
+  /**
+   * The model a custom command just ran asked for, with the prompt it made: the next prompt of
+   * exactly that text runs on it (see `CommandResult.model`); any prompt clears it.
+   */
+  command_model: { prompt: string; model: string } | undefined;
   usage_total: Usage;
   /** How commands run here (see `SessionInfo.sandbox`), once the host knows. */
   sandbox: string | undefined;
@@ -133,6 +140,7 @@ export class LiveSession {
     this.cost_total_usd = init.cost_total_usd === undefined ? 0 : init.cost_total_usd;
     this.updated = init.now().toISOString();
     this.model_spec = undefined;
+    this.command_model = undefined;
     this.#events = new SessionEventStream({
       session_id: init.id,
       epoch: init.epoch,
@@ -211,6 +219,7 @@ export class LiveSession {
     kind: 'prompt' | 'follow_up',
     client_request_id: string | undefined,
     budget_scopes?: { sender?: string; conversation?: string },
+    model?: string,
   ): TurnTicket {
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
@@ -218,6 +227,7 @@ export class LiveSession {
       kind,
       ...(client_request_id === undefined ? {} : { client_request_id }),
       ...(budget_scopes === undefined ? {} : { budget_scopes }),
+      ...(model === undefined ? {} : { model }),
     };
     const queued = this.busy || this.#queue.length > 0;
     this.#queue.push(turn);
@@ -384,7 +394,9 @@ export class LiveSession {
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
-        ...(this.model_spec === undefined ? {} : { model: this.model_spec }),
+        ...((turn.model ?? this.model_spec) === undefined
+          ? {}
+          : { model: turn.model ?? this.model_spec }),
         on_provider_event: (event) => this.#provider_event(turn_id, event),
         on_warning: (text) => {
           this.#init.on_warning(text);

@@ -124,6 +124,7 @@ export class LiveSessions {
           handle: live.handle,
           on_warning: warn,
           preview: call_preview(agent.registry, agent.config.work_dir),
+          trusted: agent.trusted,
           set_mode: (mode) => {
             live.approval_mode = mode;
             live.touch();

@@ -215,6 +215,7 @@ class Host implements SessionHost {
     text_argument(input, 'input');
     const live = await this.#session(session_id);
     this.#check_open();
+    const model = this.#command_model(live, input);
     let text = input;
     if (options.attach_mentions === true) {
       const mentions = await this.#agent.attach_file_mentions(input);
@@ -223,7 +224,7 @@ class Host implements SessionHost {
         live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
       }
     }
-    return live.enqueue(text, 'prompt', options.client_request_id, options.budget_scopes);
+    return live.enqueue(text, 'prompt', options.client_request_id, options.budget_scopes, model);
   }
 
   async abort(session_id: string): Promise<boolean> {
@@ -256,7 +257,14 @@ class Host implements SessionHost {
     text_argument(text, 'text');
     const live = await this.#session(session_id);
     this.#check_open();
-    return live.enqueue(text, 'follow_up', undefined);
+    return live.enqueue(text, 'follow_up', undefined, undefined, this.#command_model(live, text));
+  }
+
+  /** The model of the custom command whose prompt `input` is, if it just ran; clears it. */
+  #command_model(live: LiveSession, input: string): string | undefined {
+    const command = live.command_model;
+    live.command_model = undefined;
+    return command?.prompt === input ? command.model : undefined;
   }
 
   async subscribe(
@@ -326,11 +334,17 @@ class Host implements SessionHost {
 
   async run_command(session_id: string, name: string, args = ''): Promise<CommandResult> {
     const live = await this.#session(session_id);
-    return this.#agent.commands.run(
+    const result = await this.#agent.commands.run(
       host_command_context(this, this.#agent, live, this.#warn),
       name,
       args,
     );
+    // the surface sends the prompt back with `prompt`: that turn runs on the command's model
+    live.command_model =
+      result.prompt !== undefined && result.model !== undefined
+        ? { prompt: result.prompt, model: result.model }
+        : undefined;
+    return result;
   }
 
   models(): ModelInfo[] {

@@ -330,6 +330,12 @@ export interface CommandResult {
    * the model as the person's message, as if typed.
    */
   prompt?: string;
+  /**
+   * The model that prompt runs on, for that turn only (a custom command's `model:`; `model` or
+   * `provider/model`, one the config serves). A `SessionHost` applies it itself to the next
+   * `prompt` of the session with exactly that text; other surfaces pass it to their run.
+   */
+  model?: string;
 }
 
 /** A model the host can switch a session to. */

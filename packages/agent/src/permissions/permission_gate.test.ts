@@ -131,4 +131,47 @@ describe('permission gate', () => {
     expect(verdict.ok).toBe(false);
     expect(decisions[0]).toMatchObject({ option: 'cancelled', decision: 'deny' });
   });
+
+  it("skips the mode's question when a PreToolUse hook allows, never a deny rule", async () => {
+    const { gate, asked, decisions } = setup();
+    expect(await gate.check('terminal', PUSH, { hook: 'allow' })).toEqual({ ok: true });
+    expect(asked).toHaveLength(0);
+    expect(decisions[0]).toMatchObject({ decision: 'allow', source: 'hook' });
+    const denied = await gate.check('terminal', { command: 'rm -rf src' }, { hook: 'allow' });
+    expect(denied.ok).toBe(false);
+    expect(decisions[1]).toMatchObject({ decision: 'deny', source: 'rule' });
+  });
+
+  it('does not let a hook allow past an ask rule or a plan approval', async () => {
+    const asked: PermissionRequest[] = [];
+    const gate = create_permission_gate({
+      policy: new PermissionPolicy({ ask: ['terminal(git push*)'] }, WORK),
+      mode: () => 'default',
+      remembered: remembered_answers(),
+      approver: () => async (request) => {
+        asked.push(request);
+        return { option: 'reject_once' };
+      },
+    });
+    expect((await gate.check('terminal', PUSH, { hook: 'allow' })).ok).toBe(false);
+    expect(asked).toHaveLength(1);
+    const plan = setup({ mode: 'plan' });
+    await plan.gate.check('exit_plan_mode', { plan: 'x' }, { hook: 'allow' });
+    expect(plan.asked).toHaveLength(1);
+  });
+
+  it('asks when a PreToolUse hook says ask, even in yolo; off a terminal that refuses', async () => {
+    const { gate, asked, decisions } = setup({ mode: 'yolo', answers: ['allow_once'] });
+    expect(await gate.check('terminal', PUSH, { hook: 'ask' })).toEqual({ ok: true });
+    expect(asked).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ decision: 'allow', source: 'approver' });
+    expect(await gate.check('terminal', PUSH, {})).toEqual({ ok: true });
+    expect(asked).toHaveLength(1);
+    const alone = setup({ mode: 'yolo', approver: false });
+    const refused = await alone.gate.check('read_file', { path: 'a' }, { hook: 'ask' });
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/A PreToolUse hook asks a person to approve read_file/),
+    });
+  });
 });

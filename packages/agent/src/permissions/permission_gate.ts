@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolPreview } from '@lich/core';
 import type { ToolHooks } from '@lich/tools';
+import { HOOK_PERMISSION_FIELD } from '../hooks/hook_dispatcher.js';
 import {
   type ApprovalMode,
   PERMISSION_OPTIONS,
@@ -47,7 +48,7 @@ export interface PermissionDecision {
   tool_call_id?: string;
   title: string;
   decision: 'allow' | 'deny';
-  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver';
+  source: 'rule' | 'mode' | 'session' | 'approver' | 'no_approver' | 'hook';
   rule?: string;
   option?: string;
   /** The person's words with a rejection. */
@@ -89,7 +90,12 @@ export interface PermissionGate {
   check(
     tool: string,
     args: unknown,
-    context: { tool_call_id?: string; signal?: AbortSignal },
+    context: {
+      tool_call_id?: string;
+      signal?: AbortSignal;
+      /** A `PreToolUse` hook's `permissionDecision`: `allow` skips the question, `ask` forces it. */
+      hook?: 'allow' | 'ask';
+    },
   ): Promise<GateVerdict>;
 }
 
@@ -109,6 +115,10 @@ function how_to_allow(policy: PermissionPolicy, tool: string, args: unknown): st
  * A gate over `options.policy`: `allow` runs, `deny` blocks with the reason, `ask` goes to the
  * approver (`allow_once` / `allow_always` run; `reject_once`, `reject_always`, `cancelled` and a
  * failing approver block), and with no approver blocks with a message saying how to allow it.
+ * A `PreToolUse` hook's decision (`context.hook`) weighs in as in Claude Code: `ask` puts the
+ * question even where the mode or a rule would allow the call (yolo, auto_edit); `allow` skips a
+ * question the mode would put, but never a deny or ask rule, plan mode, or a plan's approval; the
+ * hardline list, the path guard and the sandbox are the tools' own and apply either way.
  *
  * Contract: `check` never rejects; every decision goes to `on_decision`; `allow_always` and
  * `reject_always` are remembered in `options.remembered` (and persisted when asked).
@@ -142,6 +152,18 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
       }
       const rule = verdict.rule === undefined ? {} : { rule: verdict.rule };
       const plan = tool === EXIT_PLAN_TOOL && options.mode() === 'plan';
+      const hook_asks = context.hook === 'ask' && verdict.decision === 'allow';
+      if (hook_asks) {
+        verdict = { decision: 'ask', source: 'mode' };
+      } else if (
+        context.hook === 'allow' &&
+        verdict.decision === 'ask' &&
+        verdict.source === 'mode' &&
+        !plan
+      ) {
+        decide({ ...base, decision: 'allow', source: 'hook' });
+        return { ok: true };
+      }
       if (verdict.decision === 'allow') {
         decide({ ...base, decision: 'allow', source: verdict.source, ...rule });
         if (plan) options.set_mode?.('default');
@@ -172,6 +194,13 @@ export function create_permission_gate(options: PermissionGateOptions): Permissi
       const approver = options.approver();
       if (approver === null) {
         decide({ ...base, decision: 'deny', source: 'no_approver', ...rule });
+        if (hook_asks) {
+          return {
+            ok: false,
+            reason: `A PreToolUse hook asks a person to approve ${title}, and no one is here to approve it.`,
+            summary: 'a hook asks for approval, and no one can give it',
+          };
+        }
         return {
           ok: false,
           reason: `${title} needs approval, and no one is here to approve it. ${how_to_allow(policy, tool, args)}`,
@@ -267,12 +296,14 @@ export const PERMISSION_HOOK: ToolHooks = {
     const gate = context[PERMISSION_GATE_FIELD] as PermissionGate | undefined;
     if (gate === undefined || typeof gate.check !== 'function') return undefined;
     // the signal is read only when a person is asked: the tool call's one is made when first read
-    const call: { tool_call_id?: string; readonly signal: AbortSignal } = {
+    const call: { tool_call_id?: string; hook?: 'allow' | 'ask'; readonly signal: AbortSignal } = {
       get signal() {
         return context.signal;
       },
     };
     if (typeof context.tool_call_id === 'string') call.tool_call_id = context.tool_call_id;
+    const hook = context[HOOK_PERMISSION_FIELD];
+    if (hook === 'allow' || hook === 'ask') call.hook = hook;
     const verdict = await gate.check(name, args, call);
     if (verdict.ok) return undefined;
     return verdict.summary === undefined

@@ -25,12 +25,18 @@ export interface SessionGateOptions {
   preview?: PermissionGateOptions['preview'];
   /** Moves the session to another mode (an approved plan). */
   set_mode?: PermissionGateOptions['set_mode'];
+  /**
+   * Whether the folder is trusted: in one that is not, an allow rule written to the project
+   * config acts only once it is (as every allow rule of that file), and a warning says so.
+   */
+  trusted?: boolean;
 }
 
 /**
  * A permission gate that records every decision in the session file and writes a rule the
  * person asked to keep (`allow_always` / `reject_always` with persist) to the project config.
- * A record that cannot be written is a warning.
+ * A record that cannot be written is a warning; so is an allow rule kept in a folder not trusted
+ * (the answer still holds for the rest of the session).
  */
 export function session_permission_gate(options: SessionGateOptions): PermissionGate {
   const { handle } = options;
@@ -42,7 +48,14 @@ export function session_permission_gate(options: SessionGateOptions): Permission
     on_warning: options.on_warning,
     ...(options.preview === undefined ? {} : { preview: options.preview }),
     ...(options.set_mode === undefined ? {} : { set_mode: options.set_mode }),
-    persist: (effect, rule) => persist_permission_rule(options.policy.work_dir, effect, rule),
+    persist: async (effect, rule) => {
+      await persist_permission_rule(options.policy.work_dir, effect, rule);
+      if (effect === 'allow' && options.trusted === false) {
+        options.on_warning(
+          `the rule ${rule} was written to .lich/config.json; it applies in later sessions once this folder is trusted (lich trust): until then the repository's allow rules do not count`,
+        );
+      }
+    },
     on_decision: (decision) => {
       options.on_decision?.(decision);
       if (handle === null || handle.closed) return;
