@@ -47,7 +47,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
       });
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(
-        /is up to date \(001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger\)/,
+        /is up to date \(001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger, 005_session_parent\)/,
       );
     });
 
