@@ -74,7 +74,7 @@ async function drive(seed: readonly Message[]): Promise<void> {
       context_window: 100_000_000,
     },
   );
-  if (outcome.turns_used !== TURNS || outcome.stopped_reason !== 'budget' || heard === 0) {
+  if (outcome.turns_used !== TURNS || outcome.stopped_reason !== 'max_turns' || heard === 0) {
     throw new Error(
       `the loop did not run ${TURNS} turns: ${outcome.turns_used} ${outcome.stopped_reason}`,
     );

@@ -227,7 +227,7 @@ export async function in_process_keystrokes(options: {
       idle = written('ask anything');
       emit('turn.completed', {
         turn_id: 'turn-1',
-        stop_reason: 'end_turn',
+        stop_reason: 'final',
         usage: { input_tokens: 1, output_tokens: 1 },
         final: null,
         turns_used: 1,

@@ -135,11 +135,13 @@ export async function execute_task(
       return { code: interrupt.exit_code, transcript: result.transcript };
     }
     if (!answered) {
-      if (outcome.stopped_reason === 'budget' && report.budget_stop !== null) {
-        context.warn(`${report.budget_stop} (raise --max-budget-usd or budget in the config)`);
+      if (outcome.stopped_reason === 'budget') {
+        context.warn(
+          `${report.budget_stop ?? 'a spending limit stopped the run'} (raise --max-budget-usd or budget in the config)`,
+        );
         return { code: EXIT.FAILURE, transcript: result.transcript };
       }
-      if (outcome.stopped_reason === 'budget') {
+      if (outcome.stopped_reason === 'max_turns') {
         context.warn(
           `the model gave no answer within ${turns_text(agent.config.max_turns)} (raise --max-turns)`,
         );

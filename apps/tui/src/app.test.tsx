@@ -91,14 +91,14 @@ describe('App frames', () => {
     await until((text) => text.includes('A second one'));
     emit('message.delta', { ...T, text: ' ends too.' });
     emit('usage.update', { ...T, usage, usage_total: usage });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('↑1.2k'));
     emit('turn.started', { turn_id: 't2', input: 'more', kind: 'prompt' });
     for (let index = 0; index < 30; index += 1)
       emit('message.delta', { turn_id: 't2', text: `line ${index}\n\n` });
     emit('turn.completed', {
       turn_id: 't2',
-      stop_reason: 'end_turn',
+      stop_reason: 'final',
       usage,
       final: null,
       turns_used: 1,
@@ -135,7 +135,7 @@ describe('App frames', () => {
     await until((text) => text.includes('delta();'), 'the region grown more');
     emit('message.delta', { ...T, text: '```\n\nDone.' });
     emit('usage.update', { ...T, usage, usage_total: usage });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('Done.') && text.includes('↑1.2k'), 'the end');
     expect(screen().match(status)).toHaveLength(1);
     expect(screen().match(/› typed!/g)).toHaveLength(1);
@@ -157,7 +157,7 @@ describe('App frames', () => {
       ...T,
       text: Array.from({ length: 14 }, (_, n) => `p${n}`).join('\n\n'),
     });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('p13'), 'the first answer');
     emit('turn.started', { turn_id: 't2', input: 'code', kind: 'prompt' });
     emit('message.delta', { turn_id: 't2', text: '```\nfirst_line();\n' });
@@ -188,7 +188,7 @@ describe('App frames', () => {
     const { until, emit, store, vt } = await mount();
     emit('turn.started', { ...T, input: 'explain', kind: 'prompt' });
     emit('message.delta', { ...T, text: 'An answer to keep.' });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('An answer to keep.') && text.includes('ask anything'));
     store.dispatch({ type: 'leave' });
     await until((text) => !text.includes('ask anything') && !text.includes('fake-model'));
@@ -205,7 +205,7 @@ describe('App frames', () => {
     expect(vt.screen().join('\n')).toMatch(/… \d+ more lines above/);
     expect(vt.cleared()).toBe(false);
     emit('message.delta', { ...T, text: '```\n' });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('statement_0();'));
     expect(count(vt.text(), 'statement_20();')).toBe(1);
   });
@@ -343,7 +343,7 @@ describe('App frames', () => {
     keys.write('\u001B');
     await vi.waitFor(() => expect(client.calls_of('interrupt')).toEqual([['session-1']]));
     expect(client.calls_of('abort')).toEqual([]);
-    emit('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'aborted', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('› queued message') && !text.includes('⧗ queued'));
     expect(client.calls_of('prompt')).toEqual([]);
   });
@@ -390,7 +390,7 @@ describe('App frames', () => {
     keys.write('\u001B');
     keys.write('\u0003');
     await vi.waitFor(() => expect(client.calls_of('interrupt')).toHaveLength(2));
-    emit('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'aborted', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('⊘ interrupted'));
     keys.write('\u0003');
     await until((text) => text.includes('Press Ctrl+C again to quit'));
@@ -469,7 +469,7 @@ describe('App frames', () => {
     const { until, emit, vt, keys } = await mount({ columns: 80, rows: 12 });
     emit('turn.started', { ...T, input: 'q', kind: 'prompt' });
     emit('message.delta', { ...T, text: 'The earlier answer, kept in scrollback.' });
-    emit('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 1 });
+    emit('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 1 });
     await until((text) => text.includes('The earlier answer'));
     keys.write('draft');
     await until((text) => text.includes('› draft'));

@@ -102,11 +102,12 @@ function reasoning_lines(text: string, expanded: boolean, palette: Palette, widt
 }
 
 const STOP_WORDS: Record<string, string> = {
-  cancelled: 'interrupted',
+  aborted: 'interrupted',
   max_turns: 'stopped: the turn budget is used up',
+  budget: 'stopped: a spending limit was reached',
   refusal: 'the provider refused to answer',
   error: 'the model call failed',
-  end_turn: 'done',
+  final: 'done',
 };
 
 /**

@@ -104,7 +104,7 @@ describe('reduce: a turn from start to end', () => {
         context_tokens: 300,
         context_window: 1000,
       }),
-      e('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: 'x', turns_used: 1 }),
+      e('turn.completed', { ...T, stop_reason: 'final', usage, final: 'x', turns_used: 1 }),
     ]);
     expect(kinds(state)).toEqual([
       'user(prompt):hi',
@@ -165,7 +165,7 @@ describe('reduce: a turn from start to end', () => {
         sandboxed: true,
       }),
       e2('message.delta', { ...T, text: 'Done.' }),
-      e2('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: 'Done.', turns_used: 2 }),
+      e2('turn.completed', { ...T, stop_reason: 'final', usage, final: 'Done.', turns_used: 2 }),
     ]);
     expect(kinds(after)).toEqual([
       'user(prompt):go',
@@ -198,7 +198,7 @@ describe('reduce: a turn from start to end', () => {
       e2('turn.started', { ...T, input: 'q', kind: 'prompt' }),
       e2('turn.completed', {
         ...T,
-        stop_reason: 'end_turn',
+        stop_reason: 'final',
         usage,
         final: 'From final',
         turns_used: 1,
@@ -212,12 +212,12 @@ describe('reduce: a turn from start to end', () => {
     const state = run(opened(), [
       e('turn.started', { ...T, input: 'q', kind: 'prompt' }),
       e('tool.start', { ...T, tool_call_id: 'c1', name: 'terminal', args: { command: 'sleep 9' } }),
-      e('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 }),
+      e('turn.completed', { ...T, stop_reason: 'aborted', usage, final: null, turns_used: 1 }),
     ]);
     expect(kinds(state)).toEqual([
       'user(prompt):q',
       'tool:terminal:interrupted',
-      'turn_end:cancelled',
+      'turn_end:aborted',
     ]);
     const e2 = events();
     const failed = run(opened(), [
@@ -299,7 +299,7 @@ describe('reduce: every host event type', () => {
         usage,
       },
       error: { message: 'disk full' },
-      'turn.completed': { ...T, stop_reason: 'end_turn', usage, final: 'answer', turns_used: 1 },
+      'turn.completed': { ...T, stop_reason: 'final', usage, final: 'answer', turns_used: 1 },
     };
     expect(Object.keys(samples).sort()).toEqual([...HOST_EVENT_TYPES].sort());
     let state = opened();
@@ -519,7 +519,7 @@ describe('reduce: permissions', () => {
     expect(kinds(state).at(-1)).toBe('notice(warn):cancelled: terminal: ls');
     state = reduce(
       state,
-      e('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 }),
+      e('turn.completed', { ...T, stop_reason: 'aborted', usage, final: null, turns_used: 1 }),
     );
     expect(state.permissions).toEqual([]);
   });
@@ -536,7 +536,7 @@ describe('reduce: queue and steer', () => {
     expect(state.queued.map((entry) => entry.text)).toEqual(['second', 'third']);
     state = run(state, [
       e('message.delta', { ...T, text: 'One.' }),
-      e('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: 'One.', turns_used: 1 }),
+      e('turn.completed', { ...T, stop_reason: 'final', usage, final: 'One.', turns_used: 1 }),
       e('turn.started', {
         turn_id: 't2',
         input: 'second',
@@ -562,7 +562,7 @@ describe('reduce: queue and steer', () => {
     state = run(state, [
       e('message.steered', { ...T, text: 'use tabs' }),
       e('message.delta', { ...T, text: 'With tabs.' }),
-      e('turn.completed', { ...T, stop_reason: 'end_turn', usage, final: null, turns_used: 2 }),
+      e('turn.completed', { ...T, stop_reason: 'final', usage, final: null, turns_used: 2 }),
     ]);
     expect(state.steering).toEqual([]);
     expect(kinds(state)).toEqual([

@@ -336,7 +336,7 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
         turn = { ...turn, text: payload.final };
       }
       let next = end_turn(state, turn);
-      if (payload.stop_reason !== 'end_turn') {
+      if (payload.stop_reason !== 'final') {
         next = push(next, {
           kind: 'turn_end',
           stop_reason: payload.stop_reason,

@@ -204,7 +204,7 @@ describe('subagents in the TUI state', () => {
     const e = events(10);
     const state = reduce(
       reduce(two_running(), { type: 'expand' }),
-      e('turn.completed', { ...T, stop_reason: 'cancelled', usage, final: null, turns_used: 1 }),
+      e('turn.completed', { ...T, stop_reason: 'aborted', usage, final: null, turns_used: 1 }),
     );
     expect(state.subagents_expanded).toBe(false);
     const tools = state.blocks.filter((block) => block.kind === 'tool');

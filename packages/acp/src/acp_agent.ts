@@ -493,7 +493,7 @@ export class AcpAgent implements AcpAgentHandlers {
     for (const waiter of session.waiters.values()) {
       waiter({
         turn_id: '',
-        stop_reason: 'cancelled',
+        stop_reason: 'aborted',
         usage: { input_tokens: 0, output_tokens: 0 },
         final: null,
         turns_used: 0,

@@ -62,9 +62,10 @@ describe('permission_answer', () => {
 
 describe('acp_stop_reason', () => {
   it('maps every turn ending; an error has none', () => {
-    expect(acp_stop_reason('end_turn')).toBe('end_turn');
+    expect(acp_stop_reason('final')).toBe('end_turn');
     expect(acp_stop_reason('max_turns')).toBe('max_turn_requests');
-    expect(acp_stop_reason('cancelled')).toBe('cancelled');
+    expect(acp_stop_reason('budget')).toBe('max_turn_requests');
+    expect(acp_stop_reason('aborted')).toBe('cancelled');
     expect(acp_stop_reason('refusal')).toBe('refusal');
     expect(acp_stop_reason('error')).toBeUndefined();
   });

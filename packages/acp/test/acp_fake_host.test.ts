@@ -19,7 +19,7 @@ let logs: string[];
 
 function start(
   script?: (turn: TurnScript) => Promise<{
-    stop_reason: 'end_turn' | 'max_turns' | 'cancelled' | 'refusal' | 'error';
+    stop_reason: 'final' | 'max_turns' | 'aborted' | 'refusal' | 'error';
     final?: string;
     error?: string;
   }>,
@@ -68,7 +68,7 @@ async function tool_turn(turn: TurnScript) {
     context_window: 128000,
   });
   turn.emit('message.delta', { text: ok ? 'Done.' : 'Skipped.' });
-  return { stop_reason: 'end_turn' as const, final: ok ? 'Done.' : 'Skipped.' };
+  return { stop_reason: 'final' as const, final: ok ? 'Done.' : 'Skipped.' };
 }
 
 beforeEach(async () => {
@@ -208,7 +208,7 @@ describe('a prompt turn', () => {
     start(async (turn) => {
       turn.emit('message.delta', { text: 'streaming…' });
       await turn.aborted();
-      return { stop_reason: 'cancelled' };
+      return { stop_reason: 'aborted' };
     });
     await client.initialize();
     const session_id = await new_session();
@@ -248,7 +248,7 @@ describe('a prompt turn', () => {
   it('maps max_turns to max_turn_requests and refusal to refusal', async () => {
     const reasons = ['max_turns', 'refusal'] as const;
     let index = 0;
-    start(async () => ({ stop_reason: reasons[index++] ?? 'end_turn' }));
+    start(async () => ({ stop_reason: reasons[index++] ?? 'final' }));
     await client.initialize();
     const session_id = await new_session();
     const first = await client.agent.request('session/prompt', {
@@ -461,7 +461,7 @@ describe('sessions', () => {
   });
 
   it('resumes without replaying, and close releases the session', async () => {
-    start(async () => ({ stop_reason: 'end_turn', final: 'hi' }));
+    start(async () => ({ stop_reason: 'final', final: 'hi' }));
     await client.initialize();
     const session_id = await new_session();
     await client.agent.request('session/prompt', {

@@ -60,7 +60,7 @@ export class FakeHost implements SessionHost {
 
   constructor(work_dir: string, script?: (turn: TurnScript) => Promise<ScriptResult>) {
     this.work_dir = work_dir;
-    this.script = script ?? (async () => ({ stop_reason: 'end_turn' }));
+    this.script = script ?? (async () => ({ stop_reason: 'final' }));
   }
 
   #info(session_id: string, title = ''): SessionInfo {
@@ -207,7 +207,7 @@ export class FakeHost implements SessionHost {
           error: error instanceof Error ? error.message : String(error),
         };
       }
-      if (signal.aborted) result = { stop_reason: 'cancelled' };
+      if (signal.aborted) result = { stop_reason: 'aborted' };
       session.history.push({ role: 'user', content: input });
       if (result.final) session.history.push({ role: 'assistant', content: result.final });
       session.controller = undefined;

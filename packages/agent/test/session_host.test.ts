@@ -63,8 +63,8 @@ describe('SessionHost', () => {
     await host.prompt(b.session_id, 'beta');
     // each run waits until both model calls are in flight: they ran in parallel
     const [end_a, end_b] = await Promise.all([done_a, done_b]);
-    expect(end_a.payload).toMatchObject({ stop_reason: 'end_turn', final: 'echo alpha' });
-    expect(end_b.payload).toMatchObject({ stop_reason: 'end_turn', final: 'echo beta' });
+    expect(end_a.payload).toMatchObject({ stop_reason: 'final', final: 'echo alpha' });
+    expect(end_b.payload).toMatchObject({ stop_reason: 'final', final: 'echo beta' });
     for (const seen of [seen_a, seen_b]) {
       expect(in_order(seen.events)).toBe(true);
       expect(seen.events.every((event) => event.epoch === host.epoch)).toBe(true);
@@ -306,8 +306,8 @@ describe('SessionHost', () => {
     await host.prompt(a.session_id, 'hang a');
     await host.prompt(b.session_id, 'slow b');
     expect(await host.abort(a.session_id)).toBe(true);
-    expect((await end_a).payload).toMatchObject({ stop_reason: 'cancelled' });
-    expect((await end_b).payload).toMatchObject({ stop_reason: 'end_turn', final: 'b done' });
+    expect((await end_a).payload).toMatchObject({ stop_reason: 'aborted' });
+    expect((await end_b).payload).toMatchObject({ stop_reason: 'final', final: 'b done' });
     expect(await host.abort(a.session_id)).toBe(false);
   });
 
@@ -521,7 +521,7 @@ describe('SessionHost', () => {
     const ended = seen.next('turn.completed');
     await host.prompt(session_id, 'never ends');
     await host.shutdown({ deadline_ms: 20 });
-    expect((await ended).payload).toMatchObject({ stop_reason: 'cancelled' });
+    expect((await ended).payload).toMatchObject({ stop_reason: 'aborted' });
     await host.shutdown();
   });
 });

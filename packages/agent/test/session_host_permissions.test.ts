@@ -172,7 +172,7 @@ describe('SessionHost permissions', () => {
     await host.prompt(session_id, 'wait');
     const request = payload<{ request_id: string }>(await asked);
     await host.abort(session_id);
-    expect(payload(await ended)).toMatchObject({ stop_reason: 'cancelled' });
+    expect(payload(await ended)).toMatchObject({ stop_reason: 'aborted' });
     expect(payload(seen.of('permission.resolved')[0])).toMatchObject({
       request_id: request.request_id,
       option: 'cancelled',

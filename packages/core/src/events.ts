@@ -9,8 +9,19 @@ import type {
   Usage,
 } from './types.js';
 
-/** Why a run stopped: a final answer, the turn budget, or the caller's abort. */
-export type StoppedReason = 'final' | 'budget' | 'aborted';
+/**
+ * Why a run stopped, as the loop ends it: a final answer (`final`), the turn budget used up
+ * (`max_turns`), a spending limit (`budget`: a `BudgetStop`), or the caller's abort (`aborted`).
+ */
+export type StoppedReason = 'final' | 'max_turns' | 'budget' | 'aborted';
+
+/**
+ * Why a run or a turn ended: the one vocabulary every Lich surface reports (the CLI's JSON, the
+ * session files, `lich serve`, the gateways, the TUI). The loop's `StoppedReason`, and `refusal`
+ * (the provider refused: finish reason `content_filter`) and `error` (the model call failed).
+ * Only `@lich/acp` maps it to other words (ACP's).
+ */
+export type StopReason = StoppedReason | 'refusal' | 'error';
 
 /** The run began. `messages` is the seeded history the loop starts from (system prompt applied). */
 export interface RunStartEvent {

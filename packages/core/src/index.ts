@@ -32,6 +32,7 @@ export type {
   RunStartEvent,
   SteerEvent,
   StoppedReason,
+  StopReason,
   ToolCallEndEvent,
   ToolCallRunningEvent,
   ToolCallStartEvent,

@@ -399,7 +399,7 @@ describe('run_conversation', () => {
         ASK,
         { max_turns: 2 },
       );
-      expect(outcome.stopped_reason).toBe('budget');
+      expect(outcome.stopped_reason).toBe('max_turns');
       expect(outcome.final).toBe('wrapped up');
       expect(outcome.turns_used).toBe(2);
       expect(runner.runs).toHaveLength(2);
@@ -453,7 +453,7 @@ describe('run_conversation', () => {
         ASK,
         { max_turns: 1, grace_call: false },
       );
-      expect(outcome).toMatchObject({ stopped_reason: 'budget', final: null, turns_used: 1 });
+      expect(outcome).toMatchObject({ stopped_reason: 'max_turns', final: null, turns_used: 1 });
       expect(chat.calls).toHaveLength(1);
       expect(events.find((event) => event.type === 'budget_exhausted')).toMatchObject({
         grace: false,

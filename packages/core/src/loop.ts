@@ -117,7 +117,8 @@ export interface LoopOutcome {
  *   in parallel unless `parallel_tools` is false). A turn without tool calls is final.
  * - When `max_turns` calls were made and the model still calls tools, `budget_exhausted` is
  *   emitted and one grace call is made with no tools offered and a wrap-up instruction that is not
- *   kept in the history; tool calls in its answer are dropped. `stopped_reason` is then 'budget'.
+ *   kept in the history; tool calls in its answer are dropped. `stopped_reason` is then
+ *   'max_turns'.
  * - An abort (before a turn, during the model call, compression or a tool) ends the run with
  *   `stopped_reason: 'aborted'`, not an exception; every tool call in the history keeps a result
  *   (unfinished ones say "aborted"). Callees that ignore the signal are not waited for. Answer
@@ -176,7 +177,7 @@ export async function run_conversation(
           max_turns,
           grace: params.grace_call !== false,
         });
-        if (params.grace_call === false) return finish('budget', null);
+        if (params.grace_call === false) return finish('max_turns', null);
       }
 
       if (compression !== null && messages.length >= retry_compression_at) {
@@ -231,7 +232,7 @@ export async function run_conversation(
       const { finish_reason, usage, provider, model } = result.result;
       const duration_ms = performance.now() - started;
       emit({ type: 'llm_end', turn, message, finish_reason, usage, provider, model, duration_ms });
-      if (grace) return finish('budget', message.content);
+      if (grace) return finish('max_turns', message.content);
       if (message.tool_calls === undefined) return finish('final', message.content);
 
       await run_tool_calls({

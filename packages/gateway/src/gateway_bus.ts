@@ -510,7 +510,7 @@ export class GatewayBus implements GatewayIngress {
       for (;;) {
         const end = await watch.wait_turn(turn_id);
         const taken = in_flight.steered.splice(0, watch.take_steered(turn_id).length);
-        if (end.stop_reason === 'cancelled') return false;
+        if (end.stop_reason === 'aborted') return false;
         conversation.last_active = Date.now();
         await this.#delivery.answer(claim, [...answering, ...taken], end);
         if (in_flight.steered.length === 0) return true;

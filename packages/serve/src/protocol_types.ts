@@ -79,13 +79,7 @@ export interface WireToolPreview {
 }
 
 /** Why a turn ended. */
-export type WireTurnStopReason =
-  | 'end_turn'
-  | 'max_turns'
-  | 'budget'
-  | 'cancelled'
-  | 'refusal'
-  | 'error';
+export type WireTurnStopReason = 'final' | 'max_turns' | 'budget' | 'aborted' | 'refusal' | 'error';
 
 /** What is known of one session, live or on disk. */
 export interface WireSessionInfo {

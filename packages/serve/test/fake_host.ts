@@ -223,7 +223,7 @@ export class FakeHost implements SessionHost {
     session.running = null;
     this.emit(session_id, 'turn.completed', {
       turn_id,
-      stop_reason: running.aborted ? 'cancelled' : 'end_turn',
+      stop_reason: running.aborted ? 'aborted' : 'final',
       usage: { input_tokens: 1, output_tokens: 1 },
       final: running.aborted ? null : text,
       turns_used: 1,

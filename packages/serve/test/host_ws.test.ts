@@ -90,7 +90,7 @@ describe('lich serve over the real host, on WebSocket', () => {
     expect(text).toBe('The notes say hello from the notes.');
     expect(events.at(-1)?.payload).toMatchObject({
       turn_id: ticket.turn_id,
-      stop_reason: 'end_turn',
+      stop_reason: 'final',
       final: 'The notes say hello from the notes.',
     });
     // seq has no gap, and the in-process reading of the same host saw the same events

@@ -8,7 +8,8 @@ export type RecordCheck =
 type Fields = Record<string, unknown>;
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const STOPPED = new Set(['final', 'budget', 'aborted', 'error']);
+// `budget` also ends the runs of files written before `max_turns` had its own word
+const STOPPED = new Set(['final', 'max_turns', 'budget', 'aborted', 'refusal', 'error']);
 const SOURCES = new Set(['seed', 'llm', 'tool', 'steer', 'sync']);
 const DECISIONS = new Set(['allow', 'deny']);
 
@@ -113,7 +114,7 @@ function check_fields(fields: Fields): string | undefined {
     }
     case 'run_end':
       if (typeof fields.stopped_reason !== 'string' || !STOPPED.has(fields.stopped_reason)) {
-        return "'stopped_reason' is not final, budget, aborted or error";
+        return "'stopped_reason' is not final, max_turns, budget, aborted, refusal or error";
       }
       return (
         require_counts(fields, ['run', 'turns_used', 'messages_count']) ??

@@ -273,7 +273,7 @@ export class FakeSessionHost implements SessionHost {
     });
     const history = [...live.disk.history];
     const added: Message[] = [{ role: 'user', content: turn.input }];
-    let stop_reason: TurnStopReason = 'end_turn';
+    let stop_reason: TurnStopReason = 'final';
     let final: string | null = null;
     let error: string | undefined;
     try {
@@ -305,7 +305,7 @@ export class FakeSessionHost implements SessionHost {
       if (answer !== null) added.push({ role: 'assistant', content: answer });
     } catch (caught) {
       // a behaviour that throws a BudgetStop ends the turn as a spending limit does
-      stop_reason = signal.aborted ? 'cancelled' : is_budget_stop(caught) ? 'budget' : 'error';
+      stop_reason = signal.aborted ? 'aborted' : is_budget_stop(caught) ? 'budget' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
     }
     live.disk.history.push(...added);

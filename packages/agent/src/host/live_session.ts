@@ -77,11 +77,10 @@ function stop_reason_of(
   finish_reason: string | undefined,
   budget: string | undefined,
 ): TurnStopReason {
-  if (stopped === 'aborted') return 'cancelled';
-  // the loop's 'budget' is a spending limit when one said so, else the turn budget
+  if (stopped === 'aborted' || stopped === 'max_turns' || stopped === 'error') return stopped;
+  // a spending limit stops the loop with 'budget'; a limit that said nothing is the turn budget
   if (stopped === 'budget') return budget === undefined ? 'max_turns' : 'budget';
-  if (stopped === 'error') return 'error';
-  return finish_reason === 'content_filter' ? 'refusal' : 'end_turn';
+  return finish_reason === 'content_filter' ? 'refusal' : 'final';
 }
 
 /**
@@ -432,7 +431,7 @@ export class LiveSession {
       turns_used = result.outcome.turns_used;
       seen.messages = result.outcome.messages;
     } catch (caught) {
-      stop_reason = signal.aborted ? 'cancelled' : 'error';
+      stop_reason = signal.aborted ? 'aborted' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
       hints = this.agent.failure_hints(caught);
     }

@@ -5,7 +5,7 @@
  * Types only: the implementation is `create_session_host` (session_host.ts). A surface depends on
  * this interface, never on the class, so tests can stand a fake in for it.
  */
-import type { AssistantMessage, Message, ToolPreview, Usage } from '@lich/core';
+import type { AssistantMessage, Message, StopReason, ToolPreview, Usage } from '@lich/core';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 import type { TodoItem } from '../toolbox/todo_list.js';
 
@@ -24,17 +24,11 @@ export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
 ];
 
 /**
- * Why a turn ended, as every surface reports it:
- * `end_turn` (an answer), `max_turns` (the budget ran out), `cancelled` (aborted),
- * `refusal` (the provider refused: finish reason `content_filter`), `error` (the model call failed).
+ * Why a turn ended, as every surface reports it: core's `StopReason` — `final` (an answer),
+ * `max_turns` (the turn budget ran out), `budget` (a spending limit), `aborted`, `refusal` (the
+ * provider refused: finish reason `content_filter`), `error` (the model call failed).
  */
-export type TurnStopReason =
-  | 'end_turn'
-  | 'max_turns'
-  | 'budget'
-  | 'cancelled'
-  | 'refusal'
-  | 'error';
+export type TurnStopReason = StopReason;
 
 /** What is known of one session, live or on disk. */
 export interface SessionInfo {
