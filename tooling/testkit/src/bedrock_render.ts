@@ -78,13 +78,14 @@ export function render_bedrock(reply: FakeReply, context: RenderContext): Render
   const resolved = resolve_reply(reply, context, 'tooluse_fake');
   const stop = reply.wire_finish_reason ?? STOP[resolved.finish_reason];
   const headers = { 'x-amzn-requestid': `req_bedrock_${context.sequence}`, ...reply.headers };
+  const read = resolved.usage.cache_read_tokens;
+  const written = resolved.usage.cache_write_tokens;
   const usage = {
-    inputTokens: resolved.usage.input_tokens - (resolved.usage.cache_read_tokens ?? 0),
+    inputTokens: resolved.usage.input_tokens - (read ?? 0) - (written ?? 0),
     outputTokens: resolved.usage.output_tokens,
     totalTokens: resolved.usage.input_tokens + resolved.usage.output_tokens,
-    ...(resolved.usage.cache_read_tokens === undefined
-      ? {}
-      : { cacheReadInputTokens: resolved.usage.cache_read_tokens }),
+    ...(read === undefined ? {} : { cacheReadInputTokens: read }),
+    ...(written === undefined ? {} : { cacheWriteInputTokens: written }),
   };
   if (!context.request.stream) {
     const content: unknown[] = [];
