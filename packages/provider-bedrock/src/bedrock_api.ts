@@ -59,6 +59,8 @@ export interface BedrockUsage {
   outputTokens?: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** `cacheWriteInputTokens` by TTL. */
+  cacheDetails?: { ttl?: string; inputTokens?: number }[];
 }
 
 /** The payload of one stream event, by its `:event-type`. */

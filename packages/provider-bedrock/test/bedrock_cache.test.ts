@@ -86,7 +86,7 @@ describe('Bedrock prompt caching', () => {
   });
 
   it('honours cache.enabled and cache.ttl, and sends nothing to a model that does not cache', async () => {
-    bedrock.server.enqueue({ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' });
+    bedrock.server.enqueue({ text: 'a' }, { text: 'b' });
     const hello: Message[] = [
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'hello' },
@@ -100,13 +100,23 @@ describe('Bedrock prompt caching', () => {
     expect(old.request?.raw_body).not.toContain('cachePoint');
 
     const hour = { cachePoint: { type: 'default', ttl: '1h' } };
+    bedrock.server.enqueue({
+      text: 'e',
+      usage: { input_tokens: 3000, cache_write_tokens: 2900, cache_write_1h_tokens: 2900 },
+    });
     const long = await bedrock.chat(hello, { config: { cache: { ttl: '1h' } } });
     expect(long.request?.body).toMatchObject({
       system: [{ text: 'Be brief.' }, hour],
       messages: [{ role: 'user', content: [{ text: 'hello' }, hour] }],
     });
+    // the 1 hour writes, reported by Converse in cacheDetails, are told apart for pricing
+    expect(long.result.usage).toMatchObject({
+      cache_write_tokens: 2900,
+      cache_write_1h_tokens: 2900,
+    });
 
     // Nova caches the system prompt and messages, not the tools; no 1 hour TTL
+    bedrock.server.enqueue({ text: 'd' });
     const nova = await bedrock.chat(hello, {
       tools: [WEATHER_TOOL],
       config: { model: 'amazon.nova-pro-v1:0', cache: { ttl: '1h' } },
