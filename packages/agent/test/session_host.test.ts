@@ -512,6 +512,25 @@ describe('SessionHost', () => {
     expect(seen_context).toEqual([session_id]);
   });
 
+  it("ends a turn a spending limit stopped with the limit's words and scope (a gateway tells its owner)", async () => {
+    const chat = scripted_chat(async () => 'never answered');
+    const { host } = await host_with(chat, {
+      config: {
+        providers: [{ kind: 'anthropic', model: 'claude-x', max_tokens: 1000 }],
+        prices: { 'anthropic/claude-x': { input: 1000, output: 1000 } },
+        budget: { conversation_usd: 0.01 },
+      },
+    });
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const done = seen.next('turn.completed');
+    await host.prompt(session_id, 'hello', { budget_scopes: { conversation: 'test:a' } });
+    const end = await done;
+    expect(end.payload).toMatchObject({ stop_reason: 'budget', budget_scope: 'conversation' });
+    expect((end.payload as { budget?: string }).budget).toContain('conversation budget of $0.01');
+  });
+
   it('shuts down: aborts runs past the deadline and closes sessions', async () => {
     const chat = scripted_chat((call) => until_aborted(call.options.signal));
     const { host } = await host_with(chat);

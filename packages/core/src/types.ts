@@ -118,6 +118,11 @@ export interface Usage {
   cache_read_tokens?: number;
   /** Input tokens written to the provider's prompt cache. */
   cache_write_tokens?: number;
+  /**
+   * The part of `cache_write_tokens` written with a 1 hour TTL (Anthropic bills it at 2× input,
+   * the 5 minute write at 1.25×); absent or 0: every write was a 5 minute one.
+   */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on reasoning, where the provider says so. */
   reasoning_tokens?: number;
 }

@@ -20,6 +20,22 @@ describe('usage', () => {
     expect(a).toEqual({ input_tokens: 10, output_tokens: 2, cache_read_tokens: 4 });
   });
 
+  it('sums the 1 hour cache writes apart, so a session total prices them right', () => {
+    const a = {
+      input_tokens: 10,
+      output_tokens: 0,
+      cache_write_tokens: 8,
+      cache_write_1h_tokens: 8,
+    };
+    const b = { input_tokens: 10, output_tokens: 0, cache_write_tokens: 5 };
+    expect(add_usage(a, b)).toEqual({
+      input_tokens: 20,
+      output_tokens: 0,
+      cache_write_tokens: 13,
+      cache_write_1h_tokens: 8,
+    });
+  });
+
   it('treats a missing usage as zero and returns a copy', () => {
     const a = { input_tokens: 1, output_tokens: 1 };
     const sum = add_usage(a, undefined);

@@ -3,6 +3,7 @@ import type { Usage } from './types.js';
 const OPTIONAL_COUNTS = [
   'cache_read_tokens',
   'cache_write_tokens',
+  'cache_write_1h_tokens',
   'reasoning_tokens',
 ] as const satisfies readonly (keyof Usage)[];
 

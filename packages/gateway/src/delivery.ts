@@ -1,8 +1,9 @@
 import { type GatewayAdapter, type Settlement, target_of } from './adapter.js';
+import type { BudgetStopped } from './budget_notice.js';
 import { chunk_reply } from './chunk_reply.js';
 import type { GatewayLogEntry } from './gateway_log.js';
 import type { GatewayTexts } from './gateway_texts.js';
-import type { InboundMessage } from './inbound_message.js';
+import { type InboundMessage, sender_key } from './inbound_message.js';
 import type { TurnEnd } from './session_watch.js';
 import {
   type Claim,
@@ -23,6 +24,8 @@ export interface DeliveryOptions {
   log: (entry: GatewayLogEntry) => void;
   /** Hears that a chunk of a conversation was left unsent (its sends kept failing). */
   on_unsent?: (conversation_key: string) => void;
+  /** Hears that a spending limit stopped a run (the owner is told, `BudgetNotice`). */
+  on_budget_stop?: (stop: BudgetStopped) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -54,9 +57,17 @@ export class Delivery {
     const failed = end.stop_reason === 'error';
     if (failed) this.#warn(claim.conversation_key, 'the run failed', end.error ?? 'no message');
     const over_budget = end.stop_reason === 'budget';
-    // the sender gets one polite line; the owner reads which limit it was in the log
-    if (over_budget)
+    // the sender gets one polite line; the owner reads which limit it was in the log, and in a
+    // direct message once per budget window
+    if (over_budget) {
       this.#warn(claim.conversation_key, 'a budget stopped the run', end.budget ?? '');
+      this.#options.on_budget_stop?.({
+        conversation_key: claim.conversation_key,
+        sender: sender_key(last.message),
+        scope: end.budget_scope,
+        reason: end.budget ?? 'a spending limit',
+      });
+    }
     const text = failed
       ? texts.error_reply
       : over_budget

@@ -1,6 +1,7 @@
 import { type SessionHost, SessionHostError } from '@lich/agent';
 import type { GatewayAdapter, GatewayIngress, IngestResult } from './adapter.js';
 import { ApprovalRouter } from './approval_router.js';
+import { BudgetNotice } from './budget_notice.js';
 import { command_prompt } from './command_prompt.js';
 import { Delivery } from './delivery.js';
 import type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
@@ -132,6 +133,12 @@ export class GatewayBus implements GatewayIngress {
       log: this.#log,
     });
     this.warnings = this.#gate.warnings;
+    const budget_notice = new BudgetNotice({
+      adapter: options.adapter,
+      owner: options.owner_to ?? options.approvals_to,
+      texts: this.texts,
+      log: this.#log,
+    });
     this.#delivery = new Delivery({
       store: this.store,
       adapter: options.adapter,
@@ -141,6 +148,7 @@ export class GatewayBus implements GatewayIngress {
         ? {}
         : { send_backoff_ms: options.send_backoff_ms }),
       log: this.#log,
+      on_budget_stop: (stop) => budget_notice.stopped(stop),
       on_unsent: (key) => {
         const conversation = this.#live.get(key);
         if (conversation !== undefined) conversation.unsent_left = true;

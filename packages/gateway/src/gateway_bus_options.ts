@@ -38,6 +38,11 @@ export interface GatewayBusOptions {
   approval_mode?: ApprovalMode;
   /** Route permission requests to this chat as a reply prompt (default: none, so deny). */
   approvals_to?: ReplyTarget;
+  /**
+   * The owner's chat, told once per budget window when a spending limit stops a conversation
+   * (default: `approvals_to`; neither: a log line instead).
+   */
+  owner_to?: ReplyTarget;
   /** Attempts per chunk send (default 4), with doubling backoff from `send_backoff_ms` (250). */
   send_attempts?: number;
   send_backoff_ms?: number;

@@ -11,3 +11,14 @@ describe('checkpoints in a platform section', () => {
     );
   });
 });
+
+describe('owner_chat in a platform section', () => {
+  it('is a bus setting (the owner told of budget stops), a non-empty chat id', () => {
+    const parsed = parse_platform_settings('telegram', { owner_chat: '42', token_env: 'T' });
+    expect(parsed.bus.owner_chat).toBe('42');
+    expect(parsed.platform).toEqual({ token_env: 'T' });
+    expect(() => parse_platform_settings('telegram', { owner_chat: '' })).toThrow(
+      /telegram\.owner_chat must be a chat id/,
+    );
+  });
+});

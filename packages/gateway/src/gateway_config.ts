@@ -23,6 +23,11 @@ export interface BusSettings {
   /** A chat id of this platform that gets permission requests as reply prompts. */
   approvals_chat?: string;
   /**
+   * The owner's chat id on this platform, told once per budget window when a spending limit stops
+   * a conversation (default: `approvals_chat`).
+   */
+  owner_chat?: string;
+  /**
    * Where conversations and sessions live: `postgres://…` for several nodes on one database
    * (needs `@lich/store-postgres`); absent: the JSONL files of the state folder.
    */
@@ -66,6 +71,7 @@ const BUS_KEYS = [
   'rate_limit',
   'drain_deadline_ms',
   'approvals_chat',
+  'owner_chat',
   'store',
   'retention_days',
   'checkpoints',
@@ -184,6 +190,12 @@ export function parse_platform_settings(platform: string, section: unknown): Pla
       throw new GatewayConfigError(`${at('approvals_chat')} must be a chat id`);
     }
     bus.approvals_chat = s.approvals_chat;
+  }
+  if (s.owner_chat !== undefined) {
+    if (typeof s.owner_chat !== 'string' || s.owner_chat === '') {
+      throw new GatewayConfigError(`${at('owner_chat')} must be a chat id`);
+    }
+    bus.owner_chat = s.owner_chat;
   }
   if (s.store !== undefined) {
     if (typeof s.store !== 'string' || !/^postgres(?:ql)?:\/\//i.test(s.store)) {

@@ -10,8 +10,13 @@ export interface GatewayTexts {
   pairing_waiting: string;
   /** Sent as the reply when the model failed. */
   error_reply: string;
-  /** Sent as the reply when a spending limit stopped the run (the owner is told why in the log). */
+  /** Sent as the reply when a spending limit stopped the run (the owner is told why apart). */
   budget_reply: string;
+  /**
+   * Sent to the owner's chat once per budget window when a spending limit stopped a
+   * conversation: which one, and the limit's own words.
+   */
+  budget_owner_notice: (conversation_key: string, reason: string) => string;
   /** Sent to the owner's chat when a tool asks for permission. */
   approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
 }
@@ -45,6 +50,9 @@ export const DEFAULT_TEXTS: GatewayTexts = {
   error_reply: 'Sorry, I could not answer that: the model failed. Please try again.',
   budget_reply:
     'Sorry, I have reached my spending limit for now, so I cannot answer this. Please try again later.',
+  budget_owner_notice: (conversation_key, reason) =>
+    `A spending limit stopped the conversation ${conversation_key}: ${reason}. ` +
+    `The sender was told to try again later; you are told once for this limit and period.`,
   approval_prompt: (conversation_key, title, waiting) =>
     `Permission asked in ${conversation_key}: ${title}\n` +
     `Reply y (allow once), a (allow always) or n (reject).` +

@@ -12,6 +12,12 @@ export {
   type GroupSenders,
 } from './access_policy.js';
 export type { GatewayAdapter, GatewayIngress, IngestResult, Settlement } from './adapter.js';
+export {
+  BudgetNotice,
+  type BudgetNoticeOptions,
+  type BudgetStopped,
+  budget_window,
+} from './budget_notice.js';
 export { Deduper, type DeduperOptions } from './dedupe.js';
 export {
   type ConversationMode,

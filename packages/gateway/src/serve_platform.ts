@@ -114,6 +114,12 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
   try {
     const { bus: bus_settings } = settings;
     const approvals = bus_settings.approvals_chat;
+    const chat_target = (chat_id: string) => ({
+      platform,
+      account: '',
+      chat_id,
+      conversation_key: conversation_key_of(platform, chat_id),
+    });
     bus = new GatewayBus({
       host,
       adapter,
@@ -131,16 +137,10 @@ export async function serve_platform(input: ServePlatformInput): Promise<number>
         ? {}
         : { collect_debounce_ms: bus_settings.collect_debounce_ms }),
       ...(bus_settings.rate_limit === undefined ? {} : { rate_limit: bus_settings.rate_limit }),
-      ...(approvals === undefined
+      ...(approvals === undefined ? {} : { approvals_to: chat_target(approvals) }),
+      ...(bus_settings.owner_chat === undefined
         ? {}
-        : {
-            approvals_to: {
-              platform,
-              account: '',
-              chat_id: approvals,
-              conversation_key: conversation_key_of(platform, approvals),
-            },
-          }),
+        : { owner_to: chat_target(bus_settings.owner_chat) }),
       // the owner runs the pairing command of the gateway that is running (S5)
       texts: { pairing: pairing_text_for(input.io.program ?? `lich-gateway-${platform}`) },
       on_log: log,

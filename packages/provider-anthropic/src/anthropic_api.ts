@@ -80,6 +80,11 @@ export interface AnthropicUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** `cache_creation_input_tokens` by TTL. */
+  cache_creation?: {
+    ephemeral_5m_input_tokens?: number | null;
+    ephemeral_1h_input_tokens?: number | null;
+  } | null;
 }
 
 /** A content block of a response (or the start of a streamed one). */

@@ -152,6 +152,9 @@ export class AnthropicStreamState extends BaseStreamState<SseChunk> {
     if (!usage || typeof usage !== 'object') return;
     for (const [key, value] of Object.entries(usage)) {
       if (typeof value === 'number') (this.usage as Record<string, number>)[key] = value;
+      else if (key === 'cache_creation' && typeof value === 'object' && value !== null) {
+        this.usage.cache_creation = { ...value };
+      }
     }
   }
 }

@@ -7,7 +7,8 @@ import type { AnthropicUsage } from './anthropic_api.js';
  * Contract: never throws; `undefined` when there are no counts. Anthropic's `input_tokens`
  * leaves out the cached parts, so Lich's `input_tokens` adds them back (the whole prompt, as with
  * the other providers); `cache_read_tokens` / `cache_write_tokens` say how much of it was read
- * from or written to the cache.
+ * from or written to the cache, and `cache_write_1h_tokens` how much of the write had a 1 hour TTL
+ * (`cache_creation.ephemeral_1h_input_tokens`), which is billed higher.
  */
 export function map_anthropic_usage(usage: AnthropicUsage | null | undefined): Usage | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
@@ -19,6 +20,8 @@ export function map_anthropic_usage(usage: AnthropicUsage | null | undefined): U
   };
   if (cache_read > 0) result.cache_read_tokens = cache_read;
   if (cache_write > 0) result.cache_write_tokens = cache_write;
+  const hour = Math.min(cache_write, count(usage.cache_creation?.ephemeral_1h_input_tokens));
+  if (hour > 0) result.cache_write_1h_tokens = hour;
   return result;
 }
 

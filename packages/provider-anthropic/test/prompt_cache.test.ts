@@ -56,11 +56,28 @@ describe('prompt caching against the billing fake', () => {
       headers: { 'anthropic-beta': 'some-beta-2025-01-01' },
       cache: { ttl: '1h' },
     });
-    server.enqueue({ text: 'a' });
-    await provider.chat([SYSTEM, { role: 'user', content: 'one' }], []);
+    server.enqueue({ text: 'a' }, { text: 'b' });
+    const first = await provider.chat([SYSTEM, { role: 'user', content: 'one' }], []);
     expect(server.requests[0]?.headers['anthropic-beta']).toBe(
       `some-beta-2025-01-01,${EXTENDED_CACHE_TTL_BETA}`,
     );
     expect(server.requests[0]?.raw_body).toContain('"ttl":"1h"');
+    // the fake reports cache_creation by TTL, as the API does: the whole write was a 1 hour one,
+    // in the streamed answer and in the whole one
+    expect(first.usage?.cache_write_tokens).toBeGreaterThan(1024);
+    expect(first.usage?.cache_write_1h_tokens).toBe(first.usage?.cache_write_tokens);
+    const whole = create_anthropic_provider({
+      kind: 'anthropic',
+      model: 'claude-test',
+      base_url: server.base_url,
+      cache: { ttl: '1h' },
+      options: { stream: false },
+    });
+    const second = await whole.chat(
+      [SYSTEM, { role: 'user', content: 'one' }, first.message, { role: 'user', content: 'two' }],
+      [],
+    );
+    expect(second.usage?.cache_write_tokens).toBeGreaterThan(0);
+    expect(second.usage?.cache_write_1h_tokens).toBe(second.usage?.cache_write_tokens);
   });
 });

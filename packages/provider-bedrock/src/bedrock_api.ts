@@ -6,8 +6,18 @@ export interface BedrockImage {
   source: { bytes: string };
 }
 
+/**
+ * A prompt cache checkpoint: a block of its own (Converse blocks are tagged unions), placed after
+ * the content to cache in `system`, a message's `content` or `toolConfig.tools`. No `ttl` is the
+ * 5 minute default.
+ */
+export interface BedrockCachePoint {
+  cachePoint: { type: 'default'; ttl?: '5m' | '1h' };
+}
+
 /** One block of a message's content. */
 export interface BedrockBlock {
+  cachePoint?: BedrockCachePoint['cachePoint'];
   text?: string;
   /** A picture: its format (`png`, `jpeg`, `gif`, `webp`) and its bytes as base64. */
   image?: BedrockImage;
@@ -31,10 +41,13 @@ export interface BedrockMessage {
 /** The body of `POST /model/{modelId}/converse` and `/converse-stream`. */
 export interface BedrockRequest {
   messages: BedrockMessage[];
-  system?: { text: string }[];
+  system?: ({ text: string } | BedrockCachePoint)[];
   inferenceConfig?: { maxTokens?: number; temperature?: number };
   toolConfig?: {
-    tools: { toolSpec: { name: string; description: string; inputSchema: { json: unknown } } }[];
+    tools: (
+      | { toolSpec: { name: string; description: string; inputSchema: { json: unknown } } }
+      | BedrockCachePoint
+    )[];
   };
   additionalModelRequestFields?: Record<string, unknown>;
   [extra: string]: unknown;
@@ -46,6 +59,8 @@ export interface BedrockUsage {
   outputTokens?: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** `cacheWriteInputTokens` by TTL. */
+  cacheDetails?: { ttl?: string; inputTokens?: number }[];
 }
 
 /** The payload of one stream event, by its `:event-type`. */

@@ -7,6 +7,7 @@ import {
 } from '@lich/providers';
 import { AWS_CREDENTIAL_HINT, type BedrockAuth, find_aws_auth } from './aws_credentials.js';
 import type { BedrockRequest } from './bedrock_api.js';
+import { with_cache_points } from './bedrock_cache_points.js';
 import { BEDROCK_KIND, type BedrockSettings, read_bedrock_settings } from './bedrock_settings.js';
 import { BedrockStreamState } from './bedrock_stream_state.js';
 import { EventStreamDecoder } from './event_stream_decoder.js';
@@ -32,7 +33,9 @@ const AUTH_ERRORS = new Set([
  * `AWS_SESSION_TOKEN`), else the shared credentials file at `AWS_PROFILE`; a Bedrock API key
  * (`api_key`, or `AWS_BEARER_TOKEN_BEDROCK`) is sent as a bearer token instead. `base_url`
  * defaults to `https://bedrock-runtime.<region>.amazonaws.com`. `BedrockOptions` lists
- * `config.options`. Throttling is a retryable 429.
+ * `config.options`. Throttling is a retryable 429. Prompt caching (`config.cache`, on by default for
+ * the models that take it, `bedrock_cache_support`): `cachePoint` blocks after the tools, the
+ * system prompt and the newest message (`with_cache_points`).
  *
  * Contract: that of `create_http_provider`; no credentials found is a `ProviderError` of kind
  * `config` naming the variables to set, at the first call (the factory does no I/O).
@@ -90,31 +93,43 @@ export function build_bedrock_request(
   max_tokens?: number,
 ): BedrockRequest {
   const prompt = to_bedrock_messages(messages);
-  const request: BedrockRequest = { messages: prompt.messages };
-  if (prompt.system !== undefined) request.system = prompt.system;
+  // keys in the order the prompt is read (tools, system, messages), so that the body of one
+  // request begins with that of the previous one up to its last cache point
+  const tool_config = bedrock_tool_config(messages, tools);
+  const request: BedrockRequest = {
+    ...(tool_config === undefined ? {} : { toolConfig: tool_config }),
+    ...(prompt.system === undefined ? {} : { system: prompt.system }),
+    messages: prompt.messages,
+  };
   const inference: NonNullable<BedrockRequest['inferenceConfig']> = {};
   const limit = max_tokens ?? config.max_tokens;
   if (limit !== undefined) inference.maxTokens = limit;
   if (config.temperature !== undefined) inference.temperature = config.temperature;
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
-  if (tools.length > 0) request.toolConfig = to_bedrock_tools(tools);
-  else {
-    // Converse refuses toolUse blocks without a toolConfig: the grace call declares them
-    const used = new Map<string, ToolDefinition>();
-    for (const message of messages) {
-      if (message.role !== 'assistant') continue;
-      for (const call of message.tool_calls ?? []) {
-        used.set(call.name, {
-          name: call.name,
-          description: 'Not available in this turn.',
-          parameters: { type: 'object', properties: {} },
-        });
-      }
-    }
-    if (used.size > 0) request.toolConfig = to_bedrock_tools([...used.values()]);
-  }
   if (settings.additional_fields !== undefined) {
     request.additionalModelRequestFields = settings.additional_fields;
   }
-  return { ...request, ...settings.extra_body };
+  const body: BedrockRequest = { ...request, ...settings.extra_body };
+  return settings.cache === undefined ? body : with_cache_points(body, settings.cache);
+}
+
+/** The tools of a call; none declared but some used: Converse wants them declared anyway. */
+function bedrock_tool_config(
+  messages: readonly Message[],
+  tools: readonly ToolDefinition[],
+): BedrockRequest['toolConfig'] {
+  if (tools.length > 0) return to_bedrock_tools(tools);
+  // Converse refuses toolUse blocks without a toolConfig: the grace call declares them
+  const used = new Map<string, ToolDefinition>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.tool_calls ?? []) {
+      used.set(call.name, {
+        name: call.name,
+        description: 'Not available in this turn.',
+        parameters: { type: 'object', properties: {} },
+      });
+    }
+  }
+  return used.size > 0 ? to_bedrock_tools([...used.values()]) : undefined;
 }

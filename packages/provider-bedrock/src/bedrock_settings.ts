@@ -1,4 +1,5 @@
 import { config_checks, endpoint_url, type ProviderConfig } from '@lich/providers';
+import { bedrock_cache_support, type CachePointPlan } from './bedrock_cache_points.js';
 import type { AwsCredentials } from './sign_sigv4.js';
 
 /** The kind this package registers. */
@@ -32,6 +33,12 @@ export interface BedrockSettings {
   credentials: AwsCredentials | undefined;
   additional_fields: Record<string, unknown> | undefined;
   extra_body: Record<string, unknown>;
+  /**
+   * Prompt caching: `undefined` when off (`config.cache.enabled` false, or left out for a model
+   * that does not cache), else where cache points go and the TTL they carry (`1h` only when
+   * `config.cache.ttl` asks for it and the model takes it).
+   */
+  cache: CachePointPlan | undefined;
 }
 
 /**
@@ -70,6 +77,18 @@ export function read_bedrock_settings(
     'content-type': 'application/json',
   };
   Object.assign(headers, config.headers);
+  const ttl = config.cache?.ttl ?? '5m';
+  if (ttl !== '5m' && ttl !== '1h') throw check.fail(`cache.ttl must be '5m' or '1h'`);
+  const support = bedrock_cache_support(config.model);
+  // asked for by name on a model id Lich does not know (an ARN, a new model): Claude's placement
+  const enabled = config.cache?.enabled ?? support.cache;
+  const known = support.cache;
+  const cache: CachePointPlan | undefined = enabled
+    ? {
+        tools: known ? support.tools : true,
+        ...(ttl === '1h' && (known ? support.ttl_1h : true) ? { ttl: '1h' as const } : {}),
+      }
+    : undefined;
   return {
     url: to_url('converse-stream'),
     whole_url: to_url('converse'),
@@ -79,5 +98,6 @@ export function read_bedrock_settings(
     credentials: options.credentials,
     additional_fields: options.additional_fields,
     extra_body: options.extra_body ?? {},
+    cache,
   };
 }

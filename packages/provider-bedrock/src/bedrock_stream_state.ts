@@ -192,7 +192,10 @@ export class BedrockStreamState extends BaseStreamState<EventStreamMessage> {
   }
 }
 
-/** Converse token counts in Lich's terms (input includes the cached reads and writes). */
+/**
+ * Converse token counts in Lich's terms (input includes the cached reads and writes; the writes
+ * with a 1 hour TTL, from `cacheDetails`, as `cache_write_1h_tokens`).
+ */
 export function map_bedrock_usage(usage: BedrockUsage | undefined): Usage | undefined {
   if (usage === undefined) return undefined;
   const count = (value: unknown) =>
@@ -205,5 +208,11 @@ export function map_bedrock_usage(usage: BedrockUsage | undefined): Usage | unde
   };
   if (read > 0) result.cache_read_tokens = read;
   if (write > 0) result.cache_write_tokens = write;
+  let hour = 0;
+  for (const detail of Array.isArray(usage.cacheDetails) ? usage.cacheDetails : []) {
+    if (detail?.ttl === '1h') hour += count(detail.inputTokens);
+  }
+  hour = Math.min(hour, write);
+  if (hour > 0) result.cache_write_1h_tokens = hour;
   return result;
 }

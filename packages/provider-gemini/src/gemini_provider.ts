@@ -61,7 +61,10 @@ export function build_gemini_request(
   max_tokens?: number,
 ): GeminiRequest {
   const prompt = to_gemini_contents(messages);
-  const request: GeminiRequest = { contents: prompt.contents };
+  // keys in the order the model reads the prompt (system, tools, contents), so one request's body
+  // begins with the previous one's up to the end of its contents: the prefix Gemini's implicit
+  // cache matches stays byte-stable from turn to turn
+  const request = {} as GeminiRequest;
   if (prompt.system !== undefined) request.systemInstruction = { parts: [{ text: prompt.system }] };
   if (tools.length > 0) request.tools = [{ functionDeclarations: to_gemini_tools(tools) }];
   else {
@@ -82,6 +85,7 @@ export function build_gemini_request(
       request.toolConfig = { functionCallingConfig: { mode: 'NONE' } };
     }
   }
+  request.contents = prompt.contents;
   const generation: NonNullable<GeminiRequest['generationConfig']> = {};
   const limit = max_tokens ?? config.max_tokens;
   if (limit !== undefined) generation.maxOutputTokens = limit;

@@ -198,6 +198,8 @@ export interface EventPayloads {
     hints?: string[];
     /** Set when `stop_reason` is `budget`: which spending limit stopped the turn, and why. */
     budget?: string;
+    /** With `budget`: the limit's scope (`session`, `day`, `sender`, `conversation`). */
+    budget_scope?: string;
   };
   'message.delta': TurnScoped & { text: string };
   'message.completed': TurnScoped & { message: WireAssistantMessage };

@@ -37,6 +37,8 @@ interface SessionRow {
   usage: Usage;
   bytes: string;
   parent_session_id: string | null;
+  /** `cost_total_usd` of the last `run_end` record (JSON: a number, null, or none). */
+  cost_total_usd: unknown;
 }
 
 function error_text(error: unknown): string {
@@ -352,9 +354,19 @@ export class PostgresSessionStorage implements SessionStorage {
 
   async list(options: { signal?: AbortSignal } = {}): Promise<SessionSummary[]> {
     options.signal?.throwIfAborted();
+    // the cost as of the last finished run, as the file store lists it: read from the newest
+    // run_end record, found by walking the primary key backwards from the session's last record
     const { rows } = await this.pool.query<SessionRow>(
-      `SELECT id, created, updated, work_dir, model, title, runs, usage, bytes, parent_session_id
-       FROM sessions ORDER BY updated DESC, id DESC`,
+      `SELECT s.id, s.created, s.updated, s.work_dir, s.model, s.title, s.runs, s.usage, s.bytes,
+              s.parent_session_id, e.cost_total_usd
+       FROM sessions s
+       LEFT JOIN LATERAL (
+         SELECT r.record -> 'cost_total_usd' AS cost_total_usd
+         FROM session_records r
+         WHERE r.session_id = s.id AND r.record ->> 'type' = 'run_end'
+         ORDER BY r.seq DESC LIMIT 1
+       ) e ON true
+       ORDER BY s.updated DESC, s.id DESC`,
     );
     return rows.map((row) => ({
       id: row.id,
@@ -364,8 +376,11 @@ export class PostgresSessionStorage implements SessionStorage {
       updated: row.updated.toISOString(),
       runs: row.runs,
       usage: row.usage,
-      // the sessions table keeps no cost column yet: unknown rather than 0
-      cost_usd: null,
+      // no run_end yet, or a call without a price: unknown rather than 0
+      cost_usd:
+        typeof row.cost_total_usd === 'number' && Number.isFinite(row.cost_total_usd)
+          ? row.cost_total_usd
+          : null,
       model: row.model,
       work_dir: row.work_dir,
       size: Number(row.bytes),

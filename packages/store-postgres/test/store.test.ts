@@ -417,6 +417,62 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
       );
     });
 
+    it('lists the cost of each session as of its last finished run, as the file store does', async () => {
+      await migrate({ url: database.url });
+      const storage = await open_postgres_session_storage({ url: database.url });
+      opened.push(storage);
+      const run = async (
+        handle: Awaited<ReturnType<typeof storage.create>>,
+        number: number,
+        cost: { cost_usd?: number | null; cost_total_usd?: number | null },
+      ) => {
+        const usage = { input_tokens: 100, output_tokens: 10 };
+        await handle.append({
+          type: 'run_start',
+          run: number,
+          max_turns: 10,
+          seeded_count: 1,
+          kept: 0,
+          input: `run ${number}`,
+        });
+        await handle.append({
+          type: 'message',
+          run: number,
+          index: 0,
+          source: 'llm',
+          message: { role: 'assistant', content: 'ok' },
+          usage,
+        });
+        await handle.append({
+          type: 'run_end',
+          run: number,
+          stopped_reason: 'final',
+          turns_used: 1,
+          messages_count: 2,
+          usage,
+          usage_total: usage,
+          ...cost,
+        });
+      };
+      const priced = await storage.create({ work_dir: '/c', model: 'm', lich_version: '0' });
+      await run(priced, 1, { cost_usd: 0.01, cost_total_usd: 0.01 });
+      await run(priced, 2, { cost_usd: 0.0023, cost_total_usd: 0.0123 });
+      // records after the last run_end (a run in flight) leave the listed cost as it was
+      await priced.append({ type: 'title', title: 'priced' });
+      const unpriced = await storage.create({ work_dir: '/c', model: 'm', lich_version: '0' });
+      await run(unpriced, 1, { cost_usd: null, cost_total_usd: null });
+      const unfinished = await storage.create({ work_dir: '/c', model: 'm', lich_version: '0' });
+      await unfinished.append({ type: 'title', title: 'no run yet' });
+      const listed = new Map((await storage.list()).map((summary) => [summary.id, summary]));
+      expect(listed.get(priced.id)?.cost_usd).toBeCloseTo(0.0123, 10);
+      expect(listed.get(unpriced.id)?.cost_usd).toBeNull();
+      expect(listed.get(unfinished.id)?.cost_usd).toBeNull();
+      for (const handle of [priced, unpriced, unfinished]) {
+        await handle.close();
+        await storage.delete(handle.id);
+      }
+    });
+
     it('records a child session with its parent; lists parent and two children, nested', async () => {
       await migrate({ url: database.url });
       const storage = await open_postgres_session_storage({ url: database.url });

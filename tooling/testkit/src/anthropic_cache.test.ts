@@ -70,6 +70,17 @@ describe('AnthropicCache', () => {
     expect(cache.bill(long).cache_read_tokens).toBeGreaterThan(0);
   });
 
+  it('says which part of a write was made by a 1 hour breakpoint', () => {
+    const cache = new AnthropicCache();
+    const mixed = request([user('a', true)]);
+    mixed.system[0] = { type: 'text', text: LONG, cache_control: { type: 'ephemeral', ttl: '1h' } };
+    const bill = cache.bill(mixed);
+    // the system prompt was written by its 1 hour breakpoint, the message by a 5 minute one
+    expect(bill.cache_write_1h_tokens).toBeGreaterThan(1990); // ~2000 tokens of system prompt
+    expect(bill.cache_write_tokens).toBeGreaterThan(bill.cache_write_1h_tokens);
+    expect(new AnthropicCache().bill(request([user('a')])).cache_write_1h_tokens).toBe(0);
+  });
+
   it('refuses more than four breakpoints', () => {
     const cache = new AnthropicCache();
     const body = request([

@@ -20,6 +20,8 @@ export interface AnthropicBill {
   input_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** The part of `cache_write_tokens` written by a breakpoint with a 1 hour TTL. */
+  cache_write_1h_tokens: number;
 }
 
 /** Options of the fake Anthropic cache. */
@@ -172,10 +174,21 @@ export class AnthropicCache {
       if (entry !== undefined) entry.expires = Math.max(entry.expires, now + entry.ttl_ms);
     }
     const written = write_end > read_end ? (blocks[write_end] as Block).tokens - read : 0;
+    // each written stretch takes the TTL of the breakpoint that ends it
+    let hour = 0;
+    let from = read;
+    for (const point of breakpoints) {
+      if (point <= read_end || point > write_end) continue;
+      const block = blocks[point] as Block;
+      if (block.tokens < this.#min_tokens) continue;
+      if (block.ttl_ms === TTL_MS['1h']) hour += block.tokens - from;
+      from = block.tokens;
+    }
     return {
       input_tokens: Math.max(1, total - read - written),
       cache_read_tokens: read,
       cache_write_tokens: written,
+      cache_write_1h_tokens: hour,
     };
   }
 

@@ -32,6 +32,11 @@ export function render_anthropic(reply: FakeReply, context: RenderContext): Rend
     input_tokens: usage.input_tokens,
     cache_creation_input_tokens: usage.cache_write_tokens ?? 0,
     cache_read_input_tokens: usage.cache_read_tokens ?? 0,
+    cache_creation: {
+      ephemeral_5m_input_tokens:
+        (usage.cache_write_tokens ?? 0) - (usage.cache_write_1h_tokens ?? 0),
+      ephemeral_1h_input_tokens: usage.cache_write_1h_tokens ?? 0,
+    },
   };
 
   if (!context.request.stream) {

@@ -68,6 +68,16 @@ const event = (type: string, payload: unknown) =>
     payload,
   );
 
+/** `cacheDetails`: the writes by TTL, 1h before 5m, as the API sorts them. */
+function cache_details(usage: { cache_write_tokens?: number; cache_write_1h_tokens?: number }) {
+  const hour = usage.cache_write_1h_tokens ?? 0;
+  const minutes = (usage.cache_write_tokens ?? 0) - hour;
+  return [
+    ...(hour > 0 ? [{ ttl: '1h', inputTokens: hour }] : []),
+    ...(minutes > 0 ? [{ ttl: '5m', inputTokens: minutes }] : []),
+  ];
+}
+
 /**
  * Renders a reply as Bedrock's Converse API: `converse-stream` event-stream messages
  * (`messageStart`, reasoning, text and tool-use blocks with their deltas, `messageStop`,
@@ -78,13 +88,15 @@ export function render_bedrock(reply: FakeReply, context: RenderContext): Render
   const resolved = resolve_reply(reply, context, 'tooluse_fake');
   const stop = reply.wire_finish_reason ?? STOP[resolved.finish_reason];
   const headers = { 'x-amzn-requestid': `req_bedrock_${context.sequence}`, ...reply.headers };
+  const read = resolved.usage.cache_read_tokens;
+  const written = resolved.usage.cache_write_tokens;
   const usage = {
-    inputTokens: resolved.usage.input_tokens - (resolved.usage.cache_read_tokens ?? 0),
+    inputTokens: resolved.usage.input_tokens - (read ?? 0) - (written ?? 0),
     outputTokens: resolved.usage.output_tokens,
     totalTokens: resolved.usage.input_tokens + resolved.usage.output_tokens,
-    ...(resolved.usage.cache_read_tokens === undefined
-      ? {}
-      : { cacheReadInputTokens: resolved.usage.cache_read_tokens }),
+    ...(read === undefined ? {} : { cacheReadInputTokens: read }),
+    ...(written === undefined ? {} : { cacheWriteInputTokens: written }),
+    ...(written === undefined ? {} : { cacheDetails: cache_details(resolved.usage) }),
   };
   if (!context.request.stream) {
     const content: unknown[] = [];

@@ -276,6 +276,7 @@ export class FakeSessionHost implements SessionHost {
     let stop_reason: TurnStopReason = 'final';
     let final: string | null = null;
     let error: string | undefined;
+    let budget_scope: string | undefined;
     try {
       const answer = await Promise.race([
         Promise.resolve(
@@ -307,6 +308,7 @@ export class FakeSessionHost implements SessionHost {
       // a behaviour that throws a BudgetStop ends the turn as a spending limit does
       stop_reason = signal.aborted ? 'aborted' : is_budget_stop(caught) ? 'budget' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
+      if (is_budget_stop(caught) && typeof caught.scope === 'string') budget_scope = caught.scope;
     }
     live.disk.history.push(...added);
     const left = live.steering.splice(0);
@@ -327,6 +329,7 @@ export class FakeSessionHost implements SessionHost {
       turns_used: 1,
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
       ...(stop_reason === 'budget' && error !== undefined ? { budget: error } : {}),
+      ...(stop_reason === 'budget' && budget_scope !== undefined ? { budget_scope } : {}),
     });
   }
 

@@ -73,6 +73,8 @@ export function resolve_reply(
     usage.cache_read_tokens = scripted.cache_read_tokens;
   if (scripted.cache_write_tokens !== undefined)
     usage.cache_write_tokens = scripted.cache_write_tokens;
+  if (scripted.cache_write_1h_tokens !== undefined)
+    usage.cache_write_1h_tokens = scripted.cache_write_1h_tokens;
   if (reply.usage?.reasoning_tokens !== undefined)
     usage.reasoning_tokens = reply.usage.reasoning_tokens;
   return {

@@ -13,6 +13,9 @@ export const MODEL_PRICE_SCHEMA = z
     cache_write: DOLLARS_PER_MILLION.optional().describe(
       'Dollars per million tokens written to the prompt cache (default: input).',
     ),
+    cache_write_1h: DOLLARS_PER_MILLION.optional().describe(
+      'Dollars per million tokens written to the prompt cache with a 1 hour TTL (default: cache_write).',
+    ),
   })
   .describe('A price in dollars per million tokens.');
 

@@ -17,6 +17,34 @@ describe('prices', () => {
     ).toBeCloseTo(0.6 + 0.18 + 0.75 + 1.5, 10);
   });
 
+  it('bills 1 hour cache writes at their own price (2× input on Anthropic), 5 minute ones at 1.25×', async () => {
+    const usage = {
+      input_tokens: 1_000_000,
+      output_tokens: 0,
+      cache_write_tokens: 400_000,
+      cache_write_1h_tokens: 300_000,
+    };
+    // 600k fresh × $3 + 100k 5m-written × $3.75 + 300k 1h-written × $6
+    const price = { input: 3, output: 15, cache_write: 3.75, cache_write_1h: 6 };
+    expect(cost_at(usage, price)).toBeCloseTo(1.8 + 0.375 + 1.8, 10);
+    // no 1 hour price: billed as the other writes (600k × $3 + 400k × $3.75)
+    expect(cost_at(usage, { input: 3, output: 15, cache_write: 3.75 })).toBeCloseTo(3.3, 10);
+    // the catalog knows Claude Sonnet 4.5's 1 hour write price: $6 against $3.75 per million
+    const book = await load_price_book();
+    const written = { input_tokens: 100_000, output_tokens: 0, cache_write_tokens: 100_000 };
+    expect(book.cost(written, 'anthropic', 'claude-sonnet-4-5')).toBeCloseTo(0.375, 6);
+    expect(
+      book.cost({ ...written, cache_write_1h_tokens: 100_000 }, 'anthropic', 'claude-sonnet-4-5'),
+    ).toBeCloseTo(0.6, 6);
+    expect(
+      book.cost({ ...written, cache_write_1h_tokens: 40_000 }, 'anthropic', 'claude-sonnet-4-5'),
+    ).toBeCloseTo(0.06 * 3.75 + 0.04 * 6, 6);
+    // a model the catalog has no 1 hour price for: the writes at the write price, no error
+    expect(
+      book.cost({ ...written, cache_write_1h_tokens: 100_000 }, 'openai_compat', 'gpt-4.1'),
+    ).toBeCloseTo(0.2, 6);
+  });
+
   it('prices a catalogued model right, from the maintained catalog', async () => {
     const book = await load_price_book();
     // Claude Sonnet 4.5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million (under

@@ -64,12 +64,17 @@ export async function load_price_book(
         usage.input_tokens,
         (usage.cache_read_tokens ?? 0) + (usage.cache_write_tokens ?? 0),
       );
+      const write = usage.cache_write_tokens ?? 0;
+      // the catalog prices the 1 hour writes (a part of the writes) on their own where it knows
+      // the model's 1 hour price, else as the other writes
+      const hour = Math.min(write, usage.cache_write_1h_tokens ?? 0);
       const result = calcPrice(
         {
           input_tokens: input,
           output_tokens: usage.output_tokens,
           cache_read_tokens: usage.cache_read_tokens ?? 0,
-          cache_write_tokens: usage.cache_write_tokens ?? 0,
+          cache_write_tokens: write,
+          ...(hour > 0 ? { cache_write_1h_tokens: hour } : {}),
         },
         model,
         { providerId: provider_id },

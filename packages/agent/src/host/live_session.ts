@@ -334,7 +334,14 @@ export class LiveSession {
       finish_reason: string | undefined;
       context_tokens: number;
       budget: string | undefined;
-    } = { messages: null, finish_reason: undefined, context_tokens: 0, budget: undefined };
+      budget_scope: string | undefined;
+    } = {
+      messages: null,
+      finish_reason: undefined,
+      context_tokens: 0,
+      budget: undefined,
+      budget_scope: undefined,
+    };
     const sink: TurnSink = {
       turn_id,
       delta: (kind, text) => this.#events.delta(kind, turn_id, text),
@@ -389,7 +396,10 @@ export class LiveSession {
           } else if (event.type === 'tool_call_end') {
             seen.context_tokens += estimate_tokens([event.message]);
           } else if (event.type === 'steer') seen.context_tokens += estimate_tokens(event.messages);
-          else if (event.type === 'budget' && event.level === 'stop') seen.budget = event.message;
+          else if (event.type === 'budget' && event.level === 'stop') {
+            seen.budget = event.message;
+            seen.budget_scope = event.scope;
+          }
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
@@ -450,6 +460,9 @@ export class LiveSession {
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),
       ...(stop_reason === 'error' && hints.length > 0 ? { hints } : {}),
       ...(stop_reason === 'budget' && seen.budget !== undefined ? { budget: seen.budget } : {}),
+      ...(stop_reason === 'budget' && seen.budget_scope !== undefined
+        ? { budget_scope: seen.budget_scope }
+        : {}),
     });
   }
 

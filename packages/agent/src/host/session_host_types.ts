@@ -91,6 +91,8 @@ export interface HostEventPayloads {
     hints?: string[];
     /** Set when `stop_reason` is `budget`: which spending limit stopped the turn, and why. */
     budget?: string;
+    /** With `budget`: the limit's scope (`session`, `day`, `sender`, `conversation`). */
+    budget_scope?: string;
   };
   /** Answer text, coalesced (about 30 per second per session). */
   'message.delta': TurnScoped & { text: string };
