@@ -132,7 +132,7 @@ describe('AnthropicStreamState', () => {
       ],
       ['something_new', {}],
       ['content_block_start', { index: 1, content_block: { type: 'text', text: 'hi' } }],
-      ['message_delta', { delta: { stop_reason: 'final' }, usage: { output_tokens: 2 } }],
+      ['message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }],
       ['message_stop', {}],
     ]);
     expect(state.result()).toMatchObject({ message: { content: 'hi' }, finish_reason: 'stop' });
