@@ -21,20 +21,17 @@ import {
 } from '@lich/tools';
 import type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 import { type Prepared, prepare_runs } from './agent_prepare.js';
+import { AgentCheckpoints } from './checkpoints/agent_checkpoints.js';
 import { CHECKPOINT_HOOK, CHECKPOINTS_FIELD } from './checkpoints/checkpoint_hook.js';
-import { checkpoint_store_of, prune_options } from './checkpoints/checkpoint_store_of.js';
-import { session_is_open } from './checkpoints/open_sessions.js';
-import { RunCheckpoints } from './checkpoints/run_checkpoints.js';
-import { writing_tool_test } from './checkpoints/writing_tools.js';
 import { collect_usage } from './collect_usage.js';
 import { user_config_path } from './config/config_file.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import { guard_budget } from './cost/budget_guard.js';
-import type { BudgetLedger, BudgetLimit } from './cost/budget_ledger.js';
+import type { BudgetLedger } from './cost/budget_ledger.js';
 import { MemoryBudgetLedger } from './cost/budget_ledger.js';
+import { budget_limits } from './cost/budget_limits.js';
 import { add_cost } from './cost/model_price.js';
 import { load_price_book, type PriceBook } from './cost/price_book.js';
-import { spent_today } from './cost/spent_today.js';
 import { find_custom_commands } from './custom_commands/find_custom_commands.js';
 import { register_custom_commands } from './custom_commands/register_custom_commands.js';
 import { failure_hints } from './failure_hints.js';
@@ -127,10 +124,7 @@ export class Agent {
   readonly #day_spent = new Map<string, Promise<number>>();
   /** Where every run's budget is reserved and settled. */
   readonly budget_ledger: BudgetLedger;
-  readonly #checkpoints_on: boolean;
-  #checkpoint_store: CheckpointStore | undefined;
-  #writes: ((tool: string) => boolean) | undefined;
-  #pruning: Promise<void> | undefined;
+  readonly #checkpoints: AgentCheckpoints;
   /** Every tool name that existed before `tools_enabled`/`tools_disabled` filtered them. */
   readonly #known_tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES]);
   /** Whether the person trusts the work dir (see `AgentOptions.trusted`). */
@@ -205,7 +199,10 @@ export class Agent {
       PERMISSION_HOOK,
       CHECKPOINT_HOOK,
     ]);
-    this.#checkpoints_on = options.checkpoints !== false && config.checkpoints.enabled;
+    this.#checkpoints = new AgentCheckpoints(
+      config,
+      options.checkpoints !== false && config.checkpoints.enabled,
+    );
     this.#chats = new ModelChats({
       providers: config.providers,
       env: this.#env,
@@ -345,50 +342,7 @@ export class Agent {
    * Opening it does no I/O.
    */
   checkpoint_store(): CheckpointStore | null {
-    if (!this.#checkpoints_on) return null;
-    this.#checkpoint_store ??= checkpoint_store_of(this.config) ?? undefined;
-    return this.#checkpoint_store ?? null;
-  }
-
-  /** The checkpoints of one run, or undefined when it takes none. */
-  #run_checkpoints(
-    options: AgentRunOptions,
-    handle: SessionHandle | null,
-    warn: (text: string) => void,
-  ): RunCheckpoints | undefined {
-    if (handle === null || options.checkpoints === false) return undefined;
-    const store = this.checkpoint_store();
-    if (store === null) return undefined;
-    this.#writes ??= writing_tool_test(this.config);
-    return new RunCheckpoints({
-      store,
-      handle,
-      label: options.input,
-      writes: this.#writes,
-      on_warning: warn,
-      ...(options.on_checkpoint === undefined ? {} : { on_checkpoint: options.on_checkpoint }),
-    });
-  }
-
-  /**
-   * Prunes the checkpoint store once a day at most (`prune_if_due`), after a run that took
-   * checkpoints: those of closed sessions older than `keep_days`, then the oldest until it fits in
-   * `max_mb`. In the background; `close` waits for it. Never rejects.
-   */
-  #prune_checkpoints(warn: (text: string) => void): void {
-    const store = this.#checkpoint_store;
-    if (store === undefined || this.#pruning !== undefined) return;
-    const session_dir = this.config.session_dir;
-    this.#pruning = store
-      .prune_if_due(prune_options(this.config, (id) => session_is_open(session_dir, id)))
-      .then(
-        () => undefined,
-        (error: unknown) =>
-          warn(`pruning the checkpoints failed: ${error instanceof Error ? error.message : error}`),
-      )
-      .finally(() => {
-        this.#pruning = undefined;
-      });
+    return this.#checkpoints.store();
   }
 
   /**
@@ -406,55 +360,6 @@ export class Agent {
   /** The prices once `price_book` loaded them (every run does, before its first model call). */
   get prices(): PriceBook | undefined {
     return this.#prices_now;
-  }
-
-  /** The limits a run's calls are reserved against, from the config and the run's options. */
-  async #budget_limits(
-    options: AgentRunOptions,
-    handle: SessionHandle | null,
-  ): Promise<(BudgetLimit & { scope: string })[]> {
-    const budget = this.config.budget;
-    const day = new Date().toISOString().slice(0, 10);
-    const limits: (BudgetLimit & { scope: string })[] = [];
-    const session_usd = options.max_budget_usd ?? budget.session_usd;
-    if (session_usd !== undefined) {
-      limits.push({
-        scope: 'session',
-        key: `session:${handle?.id ?? `run-${process.pid}-${performance.now()}`}`,
-        limit_usd: session_usd,
-        spent_before_usd: handle?.state.cost_total_usd ?? 0,
-      });
-    }
-    if (budget.day_usd !== undefined) {
-      const key = `day:${this.config.work_dir}:${day}`;
-      // a new process starts from what today's sessions of the work dir spent
-      this.#day_spent.set(
-        key,
-        this.#day_spent.get(key) ?? spent_today(this.config.session_dir, day),
-      );
-      limits.push({
-        scope: 'day',
-        key,
-        limit_usd: budget.day_usd,
-        spent_before_usd: await this.#day_spent.get(key),
-      });
-    }
-    const { sender, conversation } = options.budget_scopes ?? {};
-    if (sender !== undefined && budget.sender_day_usd !== undefined) {
-      limits.push({
-        scope: 'sender',
-        key: `sender:${sender}:${day}`,
-        limit_usd: budget.sender_day_usd,
-      });
-    }
-    if (conversation !== undefined && budget.conversation_usd !== undefined) {
-      limits.push({
-        scope: 'conversation',
-        key: `conversation:${conversation}`,
-        limit_usd: budget.conversation_usd,
-      });
-    }
-    return limits;
   }
 
   /** The version written to new sessions: `lich_version`, else this package's. */
@@ -525,7 +430,7 @@ export class Agent {
           ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
         })
       : null;
-    const checkpoints = this.#run_checkpoints(options, handle, warn);
+    const checkpoints = this.#checkpoints.for_run(options, handle, warn);
     const remembered = this.remembered_answers(handle);
     const hook_session: HookSession = {
       handle,
@@ -581,7 +486,7 @@ export class Agent {
           ? chain_chat
           : (messages, tools, chat_options) =>
               chain_chat(messages, tools, { ...chat_options, cache_key });
-      const limits = await this.#budget_limits(options, handle);
+      const limits = await budget_limits(this.config, this.#day_spent, options, handle);
       const first = this.resolve_model(options.model)?.[0] ?? config.providers[0];
       const chat: ChatFn =
         limits.length === 0
@@ -658,7 +563,7 @@ export class Agent {
     } finally {
       if (checkpoints !== undefined) {
         await checkpoints.finish();
-        this.#prune_checkpoints(warn);
+        this.#checkpoints.prune(warn);
       }
       if (recorder) {
         recorder.detach();
@@ -815,7 +720,7 @@ export class Agent {
         .run('SessionEnd', { reason: 'other' }, { session: { handle: null, session_id: 'end' } })
         .catch(() => undefined);
     }
-    await this.#pruning;
+    await this.#checkpoints.settled();
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);
     await plugins?.close().catch(() => undefined);
