@@ -24,6 +24,8 @@ export interface AttachmentIntake {
   /** Each with its bytes (`data`, base64), media type and size; in the attachments' order. */
   images: ImagePart[];
   refused: RefusedAttachment[];
+  /** Attachments left as they are: they reach the model as `[<kind>: <url>]` lines. */
+  kept?: Attachment[];
 }
 
 /** How an attachment reads in a refusal: its name, else `a <kind>` (`a voice message`). */

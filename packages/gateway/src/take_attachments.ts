@@ -14,9 +14,9 @@ export interface TakeAttachmentsOptions {
 
 /**
  * A let-in message with its attachments taken in by the adapter (`take_attachments`): pictures
- * join its `images`, the attachments list is emptied, and the sender is told (best effort, as a
+ * join its `images`, the attachments list keeps only what the adapter kept, and the sender is told (best effort, as a
  * reply to it) what was refused and why. `refused` instead when nothing is left to answer: no
- * text and no picture.
+ * text, no picture, no attachment kept.
  *
  * Contract: never throws; a message without attachments, or an adapter without the hook, comes
  * back as it is; an adapter that throws counts as refusing every attachment.
@@ -44,7 +44,7 @@ export async function take_attachments(
     };
   }
   const images = [...(message.images ?? []), ...intake.images];
-  const taken: InboundMessage = { ...message, attachments: [] };
+  const taken: InboundMessage = { ...message, attachments: intake.kept ?? [] };
   if (images.length > 0) taken.images = images;
   else delete taken.images;
   if (intake.refused.length > 0) {
@@ -57,7 +57,7 @@ export async function take_attachments(
     await adapter
       .notify(target_of(message), notice, message.platform_message_id)
       .catch(() => undefined);
-    if (taken.text.trim() === '' && images.length === 0) {
+    if (taken.text.trim() === '' && images.length === 0 && taken.attachments.length === 0) {
       return { refused: intake.refused.map(({ what, why }) => `${what}: ${why}`).join('; ') };
     }
   }
