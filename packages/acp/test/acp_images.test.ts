@@ -4,6 +4,8 @@
  * model. `initialize` advertises `image`, an image block reaches the model's request, and a block
  * that is not the picture it claims is refused `invalid_params` before anything runs.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Agent, create_session_host, make_config } from '@lich/agent';
 import {
   type FakeServer,
@@ -82,6 +84,42 @@ describe('lich acp with image blocks', () => {
     expect(body.messages.find((message) => message.role === 'user')?.content).toEqual([
       { type: 'text', text: 'what is wrong here' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+    ]);
+  });
+
+  it('a load on a new connection replays the picture, its bytes read back from the blob store', async () => {
+    model = await start_openai_server({ script: [{ text: 'One red pixel.' }] });
+    const first = connect();
+    await first.initialize({});
+    const { sessionId } = await first.agent.request('session/new', {
+      cwd: temp.path,
+      mcpServers: [],
+    });
+    await first.agent.request('session/prompt', {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'what is wrong here' },
+        { type: 'image', mimeType: 'image/png', data: TINY_PNG_BASE64 },
+      ],
+    });
+    first.close();
+    servers[0]?.close();
+    await servers[0]?.done;
+    // the session file holds the picture by hash, never inline
+    const files = await readdir(join(temp.path, '.lich', 'sessions'), { recursive: true });
+    const transcript = files.find((file) => file.endsWith('.jsonl'));
+    const text = await readFile(join(temp.path, '.lich', 'sessions', transcript ?? ''), 'utf8');
+    expect(text).not.toContain(TINY_PNG_BASE64);
+
+    const second = connect();
+    await second.initialize({});
+    await second.agent.request('session/load', { sessionId, cwd: temp.path, mcpServers: [] });
+    const replay = second
+      .updates_of(sessionId)
+      .filter((update) => update.sessionUpdate === 'user_message_chunk');
+    expect(replay.map((update) => update.content)).toEqual([
+      { type: 'text', text: 'what is wrong here' },
+      { type: 'image', mimeType: 'image/png', data: TINY_PNG_BASE64 },
     ]);
   });
 
