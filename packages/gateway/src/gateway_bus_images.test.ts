@@ -1,7 +1,8 @@
 import type { ImagePart } from '@lich/core';
+import { FakeSessionHost, gate } from '@lich/testkit/session_host';
 import { describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
-import { make_bus } from '../test/support.js';
+import { make_bus, sleep } from '../test/support.js';
 import type { AttachmentIntake } from './attachment_intake.js';
 import type { InboundMessage } from './inbound_message.js';
 
@@ -77,5 +78,25 @@ describe('GatewayBus: attachments', () => {
     await adapter.until(() => adapter.settlements.length === 1);
     expect(host.prompts.map((prompt) => prompt.input)).toEqual(['see\n[file: u]']);
     expect(host.prompt_images).toEqual([]);
+  });
+
+  it('steer: a message with a picture is not steered into the run in flight; it runs next', async () => {
+    const tool_round = gate();
+    const host = new FakeSessionHost({
+      behaviour: async (turn) => {
+        await tool_round.promise;
+        return `re: ${[turn.input, ...turn.take_steering()].join(' + ')}`;
+      },
+    });
+    const adapter = new PictureAdapter({ images: [PICTURE], refused: [] });
+    const { bus } = await make_bus({ host, adapter, mode: 'steer' });
+    await bus.receive(make_message({ text: 'find the bug' }));
+    await sleep(10);
+    await bus.receive(make_message({ text: 'this screen', attachments: [photo] }));
+    tool_round.open();
+    await adapter.until(() => adapter.settlements.length === 2);
+    expect(host.prompts.map((prompt) => prompt.input)).toEqual(['find the bug', 'this screen']);
+    expect(host.prompt_images).toMatchObject([{ input: 'this screen', images: [PICTURE] }]);
+    expect(adapter.texts('test:c1')).toEqual(['re: find the bug', 're: this screen']);
   });
 });
