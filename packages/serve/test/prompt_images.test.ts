@@ -6,6 +6,8 @@
  */
 import { TINY_PNG_BASE64 } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ws_transport } from '../src/client_transports.js';
+import { LichClient } from '../src/lich_client.js';
 import { start_ws_server, type WsServer } from '../src/ws_server.js';
 import { RawPeer } from './raw_peer.js';
 import { make_real_host, type RealHost } from './real_host.js';
@@ -69,6 +71,30 @@ describe('prompt.submit with images', () => {
       { type: 'text', text: 'what is in this picture?' },
       { type: 'image', media_type: 'image/png', name: 'dot.png', width: 1, height: 1 },
     ]);
+  });
+
+  it('LichClient.prompt sends images', async () => {
+    real.model.enqueue({ text: 'a pixel' });
+    const client = await LichClient.connect({
+      transport: ws_transport({ url: server.url, token: TOKEN }),
+      client_info: { name: 'images-client' },
+    });
+    try {
+      const { session_id } = await client.request('session.new', {});
+      await client.prompt(session_id, 'and this?', {
+        images: [{ media_type: 'image/png', data: TINY_PNG_BASE64 }],
+      });
+      await real.model.wait_for_requests(1);
+      const body = real.model.requests[0]?.body as {
+        messages: { role: string; content: unknown }[];
+      };
+      expect(body.messages.find((message) => message.role === 'user')?.content).toEqual([
+        { type: 'text', text: 'and this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+      ]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('takes a picture without text', async () => {
