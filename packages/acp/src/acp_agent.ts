@@ -29,6 +29,7 @@ import { replay_history } from './history_replay.js';
 import { type HostFactory, HostPool } from './host_pool.js';
 import { acp_mcp_catalog } from './mcp_servers.js';
 import { permission_answer, permission_request } from './permissions.js';
+import { DEFAULT_MAX_IMAGE_BYTES, prompt_images } from './prompt_images.js';
 import { prompt_input, slash_command } from './prompt_input.js';
 import {
   is_approval_mode,
@@ -52,6 +53,8 @@ export interface AcpAgentOptions {
   version?: string;
   /** Hears what is worth logging (always to stderr: stdout carries ACP only). */
   on_log?: (text: string) => void;
+  /** The largest picture a prompt takes, decoded; default `DEFAULT_MAX_IMAGE_BYTES` (20 MiB). */
+  max_image_bytes?: number;
 }
 
 type TurnEnd = HostEventPayloads['turn.completed'];
@@ -164,7 +167,7 @@ export class AcpAgent implements AcpAgentHandlers {
       protocolVersion: ACP_PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: { list: {}, resume: {}, close: {} },
       },
@@ -508,8 +511,12 @@ export class AcpAgent implements AcpAgentHandlers {
   ): Promise<{ stopReason: NonNullable<ReturnType<typeof acp_stop_reason>> }> {
     const session = this.#require(params.sessionId);
     let input = prompt_input(params.prompt);
-    if (input === '') return { stopReason: 'end_turn' };
-    const command = slash_command(input);
+    const images = prompt_images(
+      params.prompt,
+      this.#options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+    );
+    if (input === '' && images.length === 0) return { stopReason: 'end_turn' };
+    const command = images.length === 0 ? slash_command(input) : undefined;
     if (command && session.host.commands(session.id).some((known) => known.name === command.name)) {
       const result = await session.host
         .run_command(session.id, command.name, command.args === '' ? undefined : command.args)
@@ -526,9 +533,11 @@ export class AcpAgent implements AcpAgentHandlers {
       if (result.prompt === undefined) return { stopReason: 'end_turn' };
       input = result.prompt;
     }
-    const ticket = await session.host.prompt(session.id, input).catch((error) => {
-      throw acp_error(error, session.id);
-    });
+    const ticket = await session.host
+      .prompt(session.id, input, images.length === 0 ? {} : { images })
+      .catch((error) => {
+        throw acp_error(error, session.id);
+      });
     const abort = () => {
       session.host.abort(session.id).catch(() => undefined);
     };

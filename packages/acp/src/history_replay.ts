@@ -1,13 +1,41 @@
 import type { Message } from '@lich/core';
-import { content_text, safe_json_parse } from '@lich/core';
+import { content_text, image_placeholder, type MessageContent, safe_json_parse } from '@lich/core';
 import type { SessionUpdate } from './acp_sdk.js';
 import { plan_entries } from './plan.js';
 import { describe_tool_call, is_plan_tool } from './tool_display.js';
 import { TOOL_OUTPUT_SHOWN_CHARS, text_block } from './update_mapping.js';
 
 /**
+ * A user message as `user_message_chunk`s: its text (a picture whose bytes are not at hand stands
+ * as its placeholder), then each picture with its bytes as an `image` block.
+ */
+function user_chunks(content: MessageContent): SessionUpdate[] {
+  if (typeof content === 'string' || !content.some((part) => part.type === 'image' && part.data)) {
+    return [{ sessionUpdate: 'user_message_chunk', content: text_block(content_text(content)) }];
+  }
+  const texts: string[] = [];
+  const pictures: SessionUpdate[] = [];
+  for (const part of content) {
+    if (part.type === 'text') texts.push(part.text);
+    else if (part.type === 'image' && part.data !== undefined) {
+      pictures.push({
+        sessionUpdate: 'user_message_chunk',
+        content: { type: 'image', data: part.data, mimeType: part.media_type },
+      });
+    } else if (part.type === 'image') texts.push(image_placeholder(part));
+  }
+  const text = texts.join('\n\n');
+  return [
+    ...(text === ''
+      ? []
+      : [{ sessionUpdate: 'user_message_chunk' as const, content: text_block(text) }]),
+    ...pictures,
+  ];
+}
+
+/**
  * The `session/update`s that replay a conversation for `session/load`: user messages as
- * `user_message_chunk`, reasoning as `agent_thought_chunk`, answers as `agent_message_chunk`, each
+ * `user_message_chunk` (their pictures as `image` blocks), reasoning as `agent_thought_chunk`, answers as `agent_message_chunk`, each
  * tool call as a `tool_call` and its result as a `tool_call_update` (`completed` or `failed`).
  * The system prompt is not replayed.
  *
@@ -29,10 +57,7 @@ export function replay_history(messages: readonly Message[], work_dir: string): 
         break;
       case 'user':
         close_open();
-        updates.push({
-          sessionUpdate: 'user_message_chunk',
-          content: text_block(content_text(message.content)),
-        });
+        updates.push(...user_chunks(message.content));
         break;
       case 'assistant': {
         close_open();

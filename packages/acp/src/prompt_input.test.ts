@@ -14,12 +14,21 @@ describe('prompt_input', () => {
   });
 
   it('says what it left out', () => {
-    expect(prompt_input([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }])).toBe(
-      '[an image was attached and left out: Lich takes text only]',
+    expect(prompt_input([{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }])).toBe(
+      '[an audio clip was attached and left out: Lich takes text and pictures only]',
     );
     expect(
       prompt_input([{ type: 'resource', resource: { uri: 'file:///w/x.bin', blob: 'AAAA' } }]),
-    ).toBe('[binary resource /w/x.bin left out: Lich takes text only]');
+    ).toBe('[binary resource /w/x.bin left out: Lich takes text and pictures only]');
+  });
+
+  it('leaves image blocks to prompt_images', () => {
+    expect(
+      prompt_input([
+        { type: 'text', text: 'what is wrong here' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ]),
+    ).toBe('what is wrong here');
   });
 });
 

@@ -23,10 +23,11 @@ function join_parts(parts: readonly string[]): string {
 }
 
 /**
- * The user message for a `session/prompt`: its text blocks as written; an embedded text resource
- * (a file the editor attached, unsaved changes included) as a `<context>` block naming its path;
- * a resource link as `@path`; what Lich cannot pass on (images, audio, binary resources) as a
- * one-line note, so the model knows something was left out.
+ * The text of the user message for a `session/prompt`: its text blocks as written; an embedded
+ * text resource (a file the editor attached, unsaved changes included) as a `<context>` block
+ * naming its path; a resource link as `@path`; what Lich cannot pass on (audio, binary resources)
+ * as a one-line note, so the model knows something was left out. Image blocks add nothing here:
+ * they go with the text as pictures (`prompt_images`).
  *
  * Contract: pure, never throws.
  */
@@ -47,15 +48,14 @@ export function prompt_input(blocks: readonly ContentBlock[]): string {
         if ('text' in resource) {
           context.push(`<context ref="${where}">\n${resource.text}\n</context>`);
         } else {
-          parts.push(`[binary resource ${where} left out: Lich takes text only]`);
+          parts.push(`[binary resource ${where} left out: Lich takes text and pictures only]`);
         }
         break;
       }
       case 'image':
-        parts.push('[an image was attached and left out: Lich takes text only]');
         break;
       case 'audio':
-        parts.push('[an audio clip was attached and left out: Lich takes text only]');
+        parts.push('[an audio clip was attached and left out: Lich takes text and pictures only]');
         break;
     }
   }

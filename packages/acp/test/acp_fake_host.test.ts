@@ -86,14 +86,14 @@ afterEach(async () => {
 });
 
 describe('initialize', () => {
-  it('advertises loadSession, embedded context, MCP over HTTP and SSE, list/resume/close', async () => {
+  it('advertises loadSession, embedded context, images, MCP over HTTP and SSE, list/resume/close', async () => {
     start();
     const response = await client.initialize();
     expect(response.protocolVersion).toBe(1);
     expect(response.agentInfo).toMatchObject({ name: 'lich', version: '9.9.9' });
     expect(response.agentCapabilities).toEqual({
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
     });

@@ -40,6 +40,14 @@ export type {
 export { AgentEmitter } from './events.js';
 export type { ImageInfo } from './image_info.js';
 export { image_info } from './image_info.js';
+export type { ImageIntake, ImageIntakeOptions } from './image_intake.js';
+export {
+  byte_size_text,
+  IMAGE_MEDIA_TYPES,
+  image_from_base64,
+  image_from_bytes,
+  image_media_type,
+} from './image_intake.js';
 export type { CompressionParams, LoopDeps, LoopOutcome, LoopParams } from './loop.js';
 export { DEFAULT_GRACE_INSTRUCTION, INTERRUPTED_MARK, run_conversation } from './loop.js';
 export { one_line } from './one_line.js';

@@ -1,10 +1,12 @@
-import type {
-  GatewayAdapter,
-  GatewayIngress,
-  GatewayLogEntry,
-  InboundMessage,
-  OutboxEntry,
-  ReplyTarget,
+import {
+  type AttachmentIntake,
+  DEFAULT_MAX_IMAGE_BYTES,
+  type GatewayAdapter,
+  type GatewayIngress,
+  type GatewayLogEntry,
+  type InboundMessage,
+  type OutboxEntry,
+  type ReplyTarget,
 } from '@lich/gateway';
 import {
   ApplicationCommandOptionType,
@@ -16,6 +18,7 @@ import {
   type Message,
   Partials,
 } from 'discord.js';
+import { DISCORD_CDN_HOSTS, take_discord_attachments } from './discord_files.js';
 import { DISCORD_PLATFORM, to_inbound } from './discord_message.js';
 
 /** Discord refused a privileged intent: the message says what to switch on. */
@@ -47,6 +50,16 @@ export interface DiscordAdapterOptions {
   api?: string;
   /** Register the `/lich` slash command at start. */
   register_commands?: boolean;
+  /**
+   * The largest picture downloaded, in bytes; default `DEFAULT_MAX_IMAGE_BYTES` (10 MiB). Larger
+   * ones are refused with a word to the sender.
+   */
+  max_image_bytes?: number;
+  /**
+   * Tests only: hosts (`127.0.0.1:<port>`) attachments may also be downloaded from, besides
+   * Discord's CDN (`DISCORD_CDN_HOSTS`): a fake's. No setting or flag sets it.
+   */
+  test_attachment_hosts?: readonly string[];
   log?: (entry: GatewayLogEntry) => void;
 }
 
@@ -135,6 +148,18 @@ export class DiscordAdapter implements GatewayAdapter {
     const bot_id = this.#account();
     if (bot_id === '') return;
     this.#hand_over(to_inbound(message, bot_id));
+  }
+
+  /**
+   * Downloads the message's image attachments from Discord's CDN only (`cdn.discordapp.com`,
+   * `media.discordapp.net`), within `max_image_bytes`; other files are refused.
+   */
+  async take_attachments(message: InboundMessage, signal: AbortSignal): Promise<AttachmentIntake> {
+    return take_discord_attachments(message.attachments, {
+      hosts: [...DISCORD_CDN_HOSTS, ...(this.#options.test_attachment_hosts ?? [])],
+      max_bytes: this.#options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+      signal,
+    });
   }
 
   #on_interaction(interaction: Interaction): void {

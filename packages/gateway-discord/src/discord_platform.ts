@@ -1,6 +1,7 @@
 import {
   type AdapterInput,
   GatewayConfigError,
+  max_image_bytes_setting,
   type PlatformCliIo,
   type PlatformDefinition,
   run_platform_cli,
@@ -11,7 +12,7 @@ import { DISCORD_PLATFORM } from './discord_message.js';
 /** The environment variable the bot token is read from, unless `token_env` names another. */
 export const DEFAULT_TOKEN_ENV = 'DISCORD_BOT_TOKEN';
 
-const SETTINGS_KEYS = ['token_env', 'api', 'register_commands'];
+const SETTINGS_KEYS = ['token_env', 'api', 'register_commands', 'max_image_bytes'];
 
 /** Builds the adapter from flags (first), the `discord` settings section, and the environment. */
 export function make_discord_adapter(input: AdapterInput): DiscordAdapter {
@@ -40,6 +41,8 @@ export function make_discord_adapter(input: AdapterInput): DiscordAdapter {
   if (flags['register-commands'] === true || settings.register_commands === true) {
     options.register_commands = true;
   }
+  const max_image_bytes = max_image_bytes_setting(settings.max_image_bytes);
+  if (max_image_bytes !== undefined) options.max_image_bytes = max_image_bytes;
   return new DiscordAdapter(options);
 }
 

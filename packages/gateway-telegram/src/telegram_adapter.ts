@@ -4,15 +4,19 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { apiThrottler } from '@grammyjs/transformer-throttler';
-import type {
-  GatewayAdapter,
-  GatewayIngress,
-  GatewayLogEntry,
-  OutboxEntry,
-  ReplyTarget,
+import {
+  type AttachmentIntake,
+  DEFAULT_MAX_IMAGE_BYTES,
+  type GatewayAdapter,
+  type GatewayIngress,
+  type GatewayLogEntry,
+  type InboundMessage,
+  type OutboxEntry,
+  type ReplyTarget,
 } from '@lich/gateway';
 import { Bot, GrammyError } from 'grammy';
 import type { MessageEntity } from 'grammy/types';
+import { TELEGRAM_API_ROOT, take_telegram_attachments } from './telegram_files.js';
 import { format_telegram } from './telegram_format.js';
 import {
   local_command,
@@ -52,6 +56,11 @@ export interface TelegramAdapterOptions {
   backoff_ms?: { first: number; max: number };
   /** What `/help` and `/start` answer. */
   help_text?: string;
+  /**
+   * The largest picture downloaded (a photo's largest size within it is taken), in bytes; default
+   * `DEFAULT_MAX_IMAGE_BYTES` (10 MiB). Larger ones are refused with a word to the sender.
+   */
+  max_image_bytes?: number;
   log?: (entry: GatewayLogEntry) => void;
 }
 
@@ -247,7 +256,7 @@ export class TelegramAdapter implements GatewayAdapter {
     const identity = this.#identity;
     const ingress = this.#ingress;
     if (message === undefined || identity === undefined || ingress === undefined) return;
-    const inbound = to_inbound(message, identity);
+    const inbound = to_inbound(message, identity, { max_image_bytes: this.#max_image_bytes });
     if (inbound === null || inbound.sender.is_bot) return;
     const command = local_command(inbound.text, identity);
     if (command !== null && (inbound.is_direct || inbound.mentions_bot)) {
@@ -300,6 +309,26 @@ export class TelegramAdapter implements GatewayAdapter {
       });
       await this.bot.api.sendMessage(chat_id, chunk.text, options);
     }
+  }
+
+  get #max_image_bytes(): number {
+    return this.#options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  }
+
+  /**
+   * Downloads the message's pictures from the Bot API's file host (the configured `api_root`),
+   * within `max_image_bytes`; other files are refused (see `take_telegram_attachments`).
+   */
+  async take_attachments(message: InboundMessage, signal: AbortSignal): Promise<AttachmentIntake> {
+    return take_telegram_attachments(message.attachments, {
+      get_file: (file_id, abort) =>
+        // grammy types its signal with the abort-controller polyfill's type; Node's is the same
+        this.bot.api.getFile(file_id, abort as Parameters<Bot['api']['getFile']>[1]),
+      token: this.#options.token,
+      api_root: this.#options.api_root ?? TELEGRAM_API_ROOT,
+      max_bytes: this.#max_image_bytes,
+      signal,
+    });
   }
 
   async notify(target: ReplyTarget, text: string, reply_to: string | null): Promise<void> {

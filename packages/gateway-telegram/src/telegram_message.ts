@@ -1,4 +1,9 @@
-import { type Attachment, conversation_key_of, type InboundMessage } from '@lich/gateway';
+import {
+  type Attachment,
+  conversation_key_of,
+  DEFAULT_MAX_IMAGE_BYTES,
+  type InboundMessage,
+} from '@lich/gateway';
 
 /** The platform name, as in `lich gateway telegram`. */
 export const TELEGRAM_PLATFORM = 'telegram';
@@ -21,10 +26,25 @@ export interface TelegramMessage {
   caption_entities?: TelegramRawEntity[];
   photo?: { file_id: string; width: number; height: number; file_size?: number }[];
   document?: { file_id: string; file_name?: string; mime_type?: string; file_size?: number };
+  voice?: TelegramFile;
+  audio?: TelegramFile;
+  video?: TelegramFile;
+  video_note?: TelegramFile;
+  animation?: TelegramFile;
+  sticker?: TelegramFile;
   reply_to_message?: { message_id: number; from?: { id: number } };
   message_thread_id?: number;
   is_topic_message?: boolean;
 }
+
+/** A file of a kind Lich does not take (a voice message, a sticker): only that it is there. */
+interface TelegramFile {
+  file_id: string;
+  file_size?: number;
+}
+
+/** The kinds of file a message may carry besides photos and documents, as Telegram names them. */
+const OTHER_FILES = ['voice', 'audio', 'video', 'video_note', 'animation', 'sticker'] as const;
 
 /** An entity as Telegram sends it with a message. */
 export interface TelegramRawEntity {
@@ -73,15 +93,29 @@ function mentions(
   });
 }
 
-function attachments_of(message: TelegramMessage): Attachment[] {
+/**
+ * The largest size of a photo within `max_bytes` (a size of unknown bytes counts as within), else
+ * the smallest, which is then refused as too large.
+ */
+function photo_size(
+  sizes: NonNullable<TelegramMessage['photo']>,
+  max_bytes: number,
+): NonNullable<TelegramMessage['photo']>[number] | undefined {
+  const by_area = [...sizes].sort((a, b) => a.width * a.height - b.width * b.height);
+  const fitting = by_area.filter((size) => (size.file_size ?? 0) <= max_bytes);
+  return fitting.at(-1) ?? by_area[0];
+}
+
+function attachments_of(message: TelegramMessage, max_image_bytes: number): Attachment[] {
   const found: Attachment[] = [];
-  const largest = message.photo?.at(-1);
-  if (largest !== undefined) {
+  const photo =
+    message.photo === undefined ? undefined : photo_size(message.photo, max_image_bytes);
+  if (photo !== undefined) {
+    // Telegram sends photos as JPEG; the bytes say what they are, so no type is claimed here
     found.push({
       kind: 'image',
-      file_id: largest.file_id,
-      mime_type: 'image/jpeg',
-      ...(largest.file_size === undefined ? {} : { size_bytes: largest.file_size }),
+      file_id: photo.file_id,
+      ...(photo.file_size === undefined ? {} : { size_bytes: photo.file_size }),
     });
   }
   const document = message.document;
@@ -94,12 +128,18 @@ function attachments_of(message: TelegramMessage): Attachment[] {
       ...(document.file_size === undefined ? {} : { size_bytes: document.file_size }),
     });
   }
+  for (const kind of OTHER_FILES) {
+    const file = message[kind];
+    if (file !== undefined) found.push({ kind, file_id: file.file_id });
+  }
   return found;
 }
 
 /**
  * The envelope of one Telegram message, or null for what is not a person's message (no sender,
- * a channel post, nothing to say). Contract: `platform_message_id` is `<chat>:<message_id>`
+ * a channel post, nothing to say). Attachments: the largest size of a photo within
+ * `max_image_bytes` (default 10 MiB), an image document, and any other file (a document, a voice
+ * message, a sticker…) by its kind, for the adapter to refuse. Contract: `platform_message_id` is `<chat>:<message_id>`
  * (Telegram's ids are per chat); a caption is the text; a mention of the bot's handle, a text
  * mention of it or a command addressed to it sets `mentions_bot`; a reply to the bot sets
  * `reply_to.to_bot`.
@@ -107,12 +147,13 @@ function attachments_of(message: TelegramMessage): Attachment[] {
 export function to_inbound(
   message: TelegramMessage,
   bot: TelegramBotIdentity,
+  options: { max_image_bytes?: number } = {},
 ): InboundMessage | null {
   const from = message.from;
   if (from === undefined || message.chat.type === 'channel') return null;
   const text = message.text ?? message.caption ?? '';
   const entities = message.entities ?? message.caption_entities ?? [];
-  const attachments = attachments_of(message);
+  const attachments = attachments_of(message, options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES);
   if (text === '' && attachments.length === 0) return null;
   const chat_id = telegram_chat_id(message);
   const reply = message.reply_to_message;

@@ -1,6 +1,7 @@
 import {
   type AdapterInput,
   GatewayConfigError,
+  max_image_bytes_setting,
   type PlatformCliIo,
   type PlatformDefinition,
   run_platform_cli,
@@ -13,7 +14,15 @@ export const DEFAULT_TOKEN_ENV = 'TELEGRAM_BOT_TOKEN';
 /** The environment variable of the webhook secret token, unless `secret_env` names another. */
 export const DEFAULT_SECRET_ENV = 'TELEGRAM_WEBHOOK_SECRET';
 
-const SETTINGS_KEYS = ['token_env', 'api_root', 'webhook_url', 'secret_env', 'host', 'port'];
+const SETTINGS_KEYS = [
+  'token_env',
+  'api_root',
+  'webhook_url',
+  'secret_env',
+  'host',
+  'port',
+  'max_image_bytes',
+];
 
 function text(name: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
@@ -64,6 +73,8 @@ export function make_telegram_adapter(input: AdapterInput): TelegramAdapter {
       ...(host === undefined ? {} : { host: text('host', host) }),
     };
   }
+  const max_image_bytes = max_image_bytes_setting(settings.max_image_bytes);
+  if (max_image_bytes !== undefined) options.max_image_bytes = max_image_bytes;
   return new TelegramAdapter(options);
 }
 

@@ -11,7 +11,8 @@ type TelegramServer = TelegramServerClass;
 
 /**
  * The Bot API emulator `telegram-test-api`, behind a small proxy that adds what the emulator
- * lacks: `sendChatAction` (recorded), and 429 answers with `retry_after` injected on demand.
+ * lacks: `sendChatAction` (recorded), 429 answers with `retry_after` injected on demand, and
+ * files: `getFile` and the file host's `GET /file/bot<token>/<file_path>`, for files a test adds.
  */
 export interface Emulator {
   server: TelegramServer;
@@ -23,6 +24,13 @@ export interface Emulator {
   throttle(method: string, count: number, retry_after: number): void;
   /** Calls of each method the proxy saw, with the time (ms). */
   calls: { method: string; at: number }[];
+  /**
+   * Serves `bytes` as the file `file_id`: `getFile` answers its path (and its size, unless
+   * `report_size` is false), and the file host sends the bytes.
+   */
+  add_file(file_id: string, bytes: Buffer, options?: { report_size?: boolean }): void;
+  /** The paths the file host was asked for (`/file/bot<token>/<file_path>`). */
+  downloads: string[];
   close(): Promise<void>;
 }
 
@@ -41,7 +49,22 @@ export async function start_emulator(): Promise<Emulator> {
   const typing: string[] = [];
   const calls: { method: string; at: number }[] = [];
   const throttles = new Map<string, { count: number; retry_after: number }>();
+  const files = new Map<string, { bytes: Buffer; report_size: boolean }>();
+  const downloads: string[] = [];
   const proxy = createServer((request, response) => {
+    const file_download = /^\/file\/bot[^/]+\/(.+)$/.exec(request.url ?? '');
+    if (file_download !== null) {
+      downloads.push(request.url ?? '');
+      const file = files.get(decodeURIComponent(file_download[1] ?? '').replace(/^photos\//, ''));
+      if (file === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      // chunked, with no length: the reader must count the bytes itself
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.end(file.bytes);
+      return;
+    }
     const method = (request.url ?? '').split('/').at(-1)?.split('?')[0] ?? '';
     calls.push({ method, at: Date.now() });
     const throttle = throttles.get(method);
@@ -57,6 +80,33 @@ export async function start_emulator(): Promise<Emulator> {
           parameters: { retry_after: throttle.retry_after },
         }),
       );
+      return;
+    }
+    if (method === 'getFile') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const { file_id } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+          file_id?: string;
+        };
+        const file = file_id === undefined ? undefined : files.get(file_id);
+        response.writeHead(file === undefined ? 400 : 200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify(
+            file === undefined
+              ? { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' }
+              : {
+                  ok: true,
+                  result: {
+                    file_id,
+                    file_unique_id: `u-${file_id}`,
+                    ...(file.report_size ? { file_size: file.bytes.length } : {}),
+                    file_path: `photos/${file_id}`,
+                  },
+                },
+          ),
+        );
+      });
       return;
     }
     if (method === 'sendChatAction') {
@@ -98,6 +148,10 @@ export async function start_emulator(): Promise<Emulator> {
     throttle(method, count, retry_after) {
       throttles.set(method, { count, retry_after });
     },
+    add_file(file_id, bytes, options = {}) {
+      files.set(file_id, { bytes, report_size: options.report_size ?? true });
+    },
+    downloads,
     async close() {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

@@ -2,17 +2,23 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  type AttachmentIntake,
+  DEFAULT_MAX_IMAGE_BYTES,
   Deduper,
+  fetch_public_image,
   type GatewayAdapter,
   type GatewayIngress,
   type GatewayLogEntry,
+  type ImagePart,
+  type InboundMessage,
   type OutboxEntry,
+  type RefusedAttachment,
   type ReplyTarget,
   type Settlement,
 } from '@lich/gateway';
 import { CallbackSender } from './callback_sender.js';
 import { DEFAULT_TOLERANCE_S, verify_webhook } from './standard_webhooks.js';
-import { parse_payload, WEBHOOK_PLATFORM } from './webhook_payload.js';
+import { IMAGE_URL_KIND, parse_payload, WEBHOOK_PLATFORM } from './webhook_payload.js';
 
 /** How the webhook adapter listens and answers. */
 export interface WebhookAdapterOptions {
@@ -45,6 +51,17 @@ export interface WebhookAdapterOptions {
   tolerance_s?: number;
   /** The account name in the envelope (default `webhook`). */
   account?: string;
+  /**
+   * The largest picture taken (`images`, base64 or fetched), in bytes; default
+   * `DEFAULT_MAX_IMAGE_BYTES` (10 MiB). The whole body must also fit `max_body_bytes`.
+   */
+  max_image_bytes?: number;
+  /**
+   * Hosts pictures may be fetched from by URL (`images.example.com`, `*.example.com`); default
+   * none: a picture given by URL is refused. Even a listed host is refused when its name resolves
+   * to a loopback, private or otherwise internal address.
+   */
+  image_url_hosts?: readonly string[];
   on_log?: (entry: GatewayLogEntry) => void;
 }
 
@@ -108,6 +125,8 @@ export class WebhookAdapter implements GatewayAdapter {
   readonly #options: WebhookAdapterOptions;
   readonly #replays = new Deduper({ ttl_ms: 2 * (DEFAULT_TOLERANCE_S + 60) * 1000 });
   readonly #waiters = new Map<string, Waiter>();
+  /** What `take_attachments` refused, by message id, for the request's answer. */
+  readonly #refused = new Map<string, RefusedAttachment[]>();
   #server: Server | null = null;
   #ingress: GatewayIngress | null = null;
   #intake = true;
@@ -191,6 +210,34 @@ export class WebhookAdapter implements GatewayAdapter {
     await this.callback.deliver(id, { type: 'notice', chat_id: target.chat_id, text });
   }
 
+  /**
+   * Fetches the pictures the payload gave by URL (`fetch_public_image`: hosts on
+   * `image_url_hosts` only, never an internal address, within `max_image_bytes`); other
+   * attachments are kept as they are. What is refused is said in the request's answer.
+   */
+  async take_attachments(message: InboundMessage, signal: AbortSignal): Promise<AttachmentIntake> {
+    const images: ImagePart[] = [];
+    const refused: RefusedAttachment[] = [];
+    const kept: InboundMessage['attachments'] = [];
+    for (const attachment of message.attachments) {
+      if (attachment.kind !== IMAGE_URL_KIND || attachment.url === undefined) {
+        kept.push(attachment);
+        continue;
+      }
+      const taken = await fetch_public_image(attachment.url, {
+        allowed_hosts: this.#options.image_url_hosts ?? [],
+        max_bytes: this.#options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+        media_type: attachment.mime_type,
+        name: attachment.name,
+        signal,
+      });
+      if (taken.ok) images.push(taken.image);
+      else refused.push({ what: attachment.url, why: taken.error });
+    }
+    if (refused.length > 0) this.#refused.set(message.platform_message_id, refused);
+    return { images, refused, kept };
+  }
+
   settled(settlement: Settlement): void {
     const waiter = this.#waiters.get(settlement.message.platform_message_id);
     if (waiter === undefined) return;
@@ -265,6 +312,10 @@ export class WebhookAdapter implements GatewayAdapter {
       webhook_id: verdict.id,
       account: this.#options.account ?? 'webhook',
       max_text_chars: this.#options.max_text_chars ?? 16_000,
+      images: {
+        max_image_bytes: this.#options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+        image_url_hosts: this.#options.image_url_hosts ?? [],
+      },
     });
     if (!parsed.ok) {
       answer(response, 400, { status: 'invalid', error: parsed.error });
@@ -276,6 +327,10 @@ export class WebhookAdapter implements GatewayAdapter {
     // registered before `receive`, so a reply settled at once still finds its request
     const settled = sync ? this.#wait(message_id) : null;
     const result = await this.#ingress.receive(message);
+    // pictures refused after the door (fetched by URL): said in this request's answer
+    const refused = this.#refused.get(message_id);
+    this.#refused.delete(message_id);
+    const refusals = refused === undefined ? {} : { refused };
     if (result.status !== 'accepted') {
       this.#waiters.delete(message_id);
       if (result.status === 'closed') {
@@ -284,14 +339,14 @@ export class WebhookAdapter implements GatewayAdapter {
         return;
       }
       if (result.status === 'invalid') {
-        answer(response, 400, { status: 'invalid', error: result.reason, message_id });
+        answer(response, 400, { status: 'invalid', error: result.reason, message_id, ...refusals });
         return;
       }
       answer(response, 200, { ...result, message_id });
       return;
     }
     if (settled === null) {
-      answer(response, 202, { status: 'accepted', message_id, seq: result.seq });
+      answer(response, 202, { status: 'accepted', message_id, seq: result.seq, ...refusals });
       return;
     }
     response.on('close', () => {
@@ -312,6 +367,7 @@ export class WebhookAdapter implements GatewayAdapter {
         status: 'accepted',
         message_id,
         seq: result.seq,
+        ...refusals,
         detail:
           this.callback === null
             ? `no reply within ${timeout_ms} ms`
@@ -325,6 +381,7 @@ export class WebhookAdapter implements GatewayAdapter {
       reply: outcome.reply?.text ?? null,
       chunks: outcome.reply?.chunks ?? [],
       answers_with: outcome.reply?.key ?? null,
+      ...refusals,
     });
   }
 

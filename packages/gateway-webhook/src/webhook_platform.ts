@@ -1,6 +1,7 @@
 import {
   type AdapterInput,
   GatewayConfigError,
+  max_image_bytes_setting,
   type PlatformCliIo,
   type PlatformDefinition,
   run_platform_cli,
@@ -24,6 +25,8 @@ const SETTINGS_KEYS = [
   'max_message_chars',
   'secret_env',
   'callback_secret_env',
+  'max_image_bytes',
+  'image_url_hosts',
 ];
 
 function whole(name: string, value: unknown, minimum: number): number {
@@ -108,6 +111,15 @@ export function make_webhook_adapter(input: AdapterInput): WebhookAdapter {
     const value = flag === '' ? settings[key] : pick(flag, key);
     if (value !== undefined)
       (options as unknown as Record<string, number>)[option] = whole(key, value, minimum);
+  }
+  const max_image_bytes = max_image_bytes_setting(settings.max_image_bytes);
+  if (max_image_bytes !== undefined) options.max_image_bytes = max_image_bytes;
+  const hosts = settings.image_url_hosts;
+  if (hosts !== undefined) {
+    if (!Array.isArray(hosts) || !hosts.every((host) => typeof host === 'string' && host !== '')) {
+      throw new GatewayConfigError('image_url_hosts must be a list of host names');
+    }
+    options.image_url_hosts = hosts;
   }
   if (options.mode === 'async' && options.callback_url === undefined) {
     throw new GatewayConfigError(

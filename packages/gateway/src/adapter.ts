@@ -5,6 +5,7 @@
  */
 import type { TurnStopReason } from '@lich/agent';
 import type { IgnoreReason } from './access_policy.js';
+import type { AttachmentIntake } from './attachment_intake.js';
 import type { InboundMessage } from './inbound_message.js';
 import type { OutboxEntry, ReplyTarget } from './storage.js';
 
@@ -69,6 +70,10 @@ export interface Settlement {
  *   prompt) outside the outbox; best effort;
  * - `typing`, when present, is called every `typing_interval_ms` while a run is in flight;
  * - `settled`, when present, hears once what became of each accepted message;
+ * - `take_attachments`, when present, is called for a message with attachments once the bus let it
+ *   in (never for a sender the policy ignores, so a stranger cannot make the bot download): it
+ *   downloads the pictures from the platform's own file host only, under its size cap, and
+ *   refuses the rest with a reason; it never throws for a bad attachment;
  * - `stop_intake` stops taking messages (the first step of a drain); `send` still works after it;
  *   `close` releases everything and is idempotent.
  */
@@ -98,6 +103,7 @@ export interface GatewayAdapter {
   notify(target: ReplyTarget, text: string, reply_to: string | null): Promise<void>;
   typing?(target: ReplyTarget): Promise<void>;
   settled?(settlement: Settlement): void;
+  take_attachments?(message: InboundMessage, signal: AbortSignal): Promise<AttachmentIntake>;
   stop_intake(): Promise<void>;
   close(): Promise<void>;
 }

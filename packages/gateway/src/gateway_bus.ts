@@ -14,6 +14,7 @@ import { prompt_text } from './prompt_text.js';
 import { Semaphore } from './semaphore.js';
 import { SessionWatch } from './session_watch.js';
 import type { Claim, GatewayStore, LoggedMessage } from './storage.js';
+import { take_attachments } from './take_attachments.js';
 import { without_nul } from './without_nul.js';
 
 export type { ConversationMode, GatewayBusOptions } from './gateway_bus_options.js';
@@ -102,6 +103,8 @@ export class GatewayBus implements GatewayIngress {
   #poll: NodeJS.Timeout | null = null;
   #polling = false;
   #unwake: (() => void) | null = null;
+  /** Aborted on close: downloads of attachments still under way stop. */
+  readonly #intake = new AbortController();
   /** Warnings of the access policy (allow_all…), for the runner to print. */
   readonly warnings: readonly string[];
 
@@ -221,9 +224,18 @@ export class GatewayBus implements GatewayIngress {
   async receive(inbound: InboundMessage): Promise<IngestResult> {
     if (this.#state !== 'open') return { status: 'closed' };
     // a U+0000 would take a different path in each store: stripped at the door (X13)
-    const message = without_nul(inbound);
-    const verdict = await this.#gate.check(message);
+    const checked = without_nul(inbound);
+    const verdict = await this.#gate.check(checked);
     if (verdict.status !== 'pass') return verdict;
+    // pictures are downloaded only for a message let in: a stranger cannot make the bot fetch
+    const taken = await take_attachments(checked, {
+      adapter: this.adapter,
+      texts: this.texts,
+      log: this.#log,
+      signal: this.#intake.signal,
+    });
+    if ('refused' in taken) return { status: 'invalid', reason: taken.refused };
+    const { message } = taken;
     let appended: Awaited<ReturnType<GatewayStore['log']['append']>>;
     try {
       appended = await this.store.log.append(message);
@@ -237,6 +249,8 @@ export class GatewayBus implements GatewayIngress {
     const in_flight = conversation.in_flight;
     if (
       this.#mode(message.conversation_key) === 'steer' &&
+      // steering carries text only: a picture waits for its own turn
+      (message.images === undefined || message.images.length === 0) &&
       in_flight !== null &&
       in_flight.turn_id !== null &&
       conversation.watch !== null &&
@@ -299,6 +313,7 @@ export class GatewayBus implements GatewayIngress {
   /** Unsubscribes from every session and closes the store (after `drain`). */
   async close(): Promise<void> {
     this.#state = 'closed';
+    this.#intake.abort();
     this.#stop_polling();
     for (const conversation of this.#live.values()) conversation.watch?.close();
     this.#live.clear();
@@ -499,9 +514,11 @@ export class GatewayBus implements GatewayIngress {
         const sender = batch.at(-1)?.message;
         const messages = batch.map((m) => m.message);
         // a team's custom command (`/review x`) sends its own prompt
-        const text =
-          (await command_prompt(this.host, session_id, messages)) ?? prompt_text(messages);
+        const command = await command_prompt(this.host, session_id, messages);
+        const text = command ?? prompt_text(messages);
+        const images = command === undefined ? messages.flatMap((m) => m.images ?? []) : [];
         ticket = await this.host.prompt(session_id, text, {
+          ...(images.length === 0 ? {} : { images }),
           client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
           // the sender's daily budget and the conversation's, where the config sets them
           budget_scopes: {

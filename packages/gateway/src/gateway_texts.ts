@@ -1,3 +1,5 @@
+import type { RefusedAttachment } from './attachment_intake.js';
+
 /** What the gateway itself says to people (not the model). Every text can be replaced. */
 export interface GatewayTexts {
   /** Said once when a sender goes over the rate limit. */
@@ -19,6 +21,8 @@ export interface GatewayTexts {
   budget_owner_notice: (conversation_key: string, reason: string) => string;
   /** Sent to the owner's chat when a tool asks for permission. */
   approval_prompt: (conversation_key: string, title: string, waiting: number) => string;
+  /** Said when attachments of a message were not taken (a voice message, a picture too large). */
+  attachments_refused: (refused: readonly RefusedAttachment[]) => string;
 }
 
 /**
@@ -57,4 +61,10 @@ export const DEFAULT_TEXTS: GatewayTexts = {
     `Permission asked in ${conversation_key}: ${title}\n` +
     `Reply y (allow once), a (allow always) or n (reject).` +
     (waiting > 1 ? ` ${waiting - 1} more request(s) wait after this one.` : ''),
+  attachments_refused: (refused) =>
+    refused.length === 1
+      ? `Sorry, I could not take ${refused[0]?.what}: ${refused[0]?.why}.`
+      : `Sorry, I could not take everything you sent:\n${refused
+          .map(({ what, why }) => `- ${what}: ${why}`)
+          .join('\n')}`,
 };

@@ -31,9 +31,13 @@ export type GateVerdict = IngestResult | { status: 'pass'; forget: () => void };
 /** A sender whose pairing code waits is told so at most this often. */
 const WAITING_NOTICE_EVERY_MS = 60 * 60 * 1000;
 
-/** Whether a message says anything: some text, or an attachment. */
+/** Whether a message says anything: some text, an attachment or a picture. */
 export function has_content(message: InboundMessage): boolean {
-  return message.text.trim() !== '' || message.attachments.length > 0;
+  return (
+    message.text.trim() !== '' ||
+    message.attachments.length > 0 ||
+    (message.images !== undefined && message.images.length > 0)
+  );
 }
 
 /**

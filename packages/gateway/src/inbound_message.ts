@@ -2,6 +2,7 @@
  * The envelope every platform message becomes before the bus sees it. Adapters build it; nothing
  * past the adapter knows a platform's wire format.
  */
+import type { ImagePart } from '@lich/core';
 
 /** Who sent a message. */
 export interface Sender {
@@ -70,7 +71,17 @@ export interface InboundMessage {
   /** The bot was mentioned (`@bot`, a command addressed to it, a platform mention entity). */
   mentions_bot: boolean;
   text: string;
+  /**
+   * Files that came with it and are not (yet) taken in. The bus hands them to the adapter's
+   * `take_attachments` once the message is let in: pictures become `images`, the rest is refused
+   * with a word to the sender. Without that hook they reach the model as `[<kind>: <url>]` lines.
+   */
   attachments: Attachment[];
+  /**
+   * Pictures taken in: bytes checked (`image_from_bytes`), base64 in `data`. They go to the model
+   * with the text and are kept inline in the conversation log.
+   */
+  images?: ImagePart[];
   platform_message_id: string;
   reply_to: ReplyRef | null;
   /** When the platform says it was sent, ms since the epoch (the receive time when it says not). */

@@ -4,6 +4,16 @@
  * pairing, the reply chunker, the storage interfaces with in-memory and JSONL defaults, the runner
  * and the adapter contract that platform packages implement.
  */
+
+/** The picture checks of `@lich/core`, so a platform package needs nothing but this one. */
+export {
+  byte_size_text,
+  type ImageIntake,
+  type ImagePart,
+  image_from_base64,
+  image_from_bytes,
+  image_media_type,
+} from '@lich/core';
 export {
   type AccessPolicyConfig,
   AccessPolicyError,
@@ -13,12 +23,22 @@ export {
 } from './access_policy.js';
 export type { GatewayAdapter, GatewayIngress, IngestResult, Settlement } from './adapter.js';
 export {
+  type AttachmentIntake,
+  attachment_label,
+  DEFAULT_MAX_IMAGE_BYTES,
+  max_image_bytes_setting,
+  not_a_picture,
+  ONLY_TEXT_AND_PICTURES,
+  type RefusedAttachment,
+} from './attachment_intake.js';
+export {
   BudgetNotice,
   type BudgetNoticeOptions,
   type BudgetStopped,
   budget_window,
 } from './budget_notice.js';
 export { Deduper, type DeduperOptions } from './dedupe.js';
+export { type DownloadImageOptions, download_image } from './download_image.js';
 export {
   type ConversationMode,
   GatewayBus,
@@ -53,6 +73,7 @@ export {
   run_platform_bin,
   run_platform_cli,
 } from './platform_cli.js';
+export { fetch_public_image, host_in_list, type PublicImageOptions } from './public_image.js';
 export { type RateLimitOptions, type RateVerdict, SenderRateLimit } from './rate_limit.js';
 export {
   type GatewayStopped,

@@ -11,7 +11,7 @@ import {
   PROTOCOL_VERSION,
   type RpcErrorObject,
 } from './protocol_methods.js';
-import type { EventParams } from './protocol_types.js';
+import type { EventParams, WirePromptImage } from './protocol_types.js';
 
 /** The client's state. */
 export type ClientState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -179,14 +179,19 @@ export class LichClient {
   }
 
   /**
-   * Submits a prompt with a fresh `client_request_id`. When the connection drops before the
-   * answer, it is sent again with the same id once reconnected: the server answers the first
-   * ticket rather than running the prompt twice.
+   * Submits a prompt with a fresh `client_request_id`, and `images` with it when given (see
+   * `prompt.submit`). When the connection drops before the answer, it is sent again with the same
+   * id once reconnected: the server answers the first ticket rather than running the prompt twice.
    */
   async prompt(
     session_id: string,
     text: string,
-    options: { queue?: boolean; client_request_id?: string; attach_mentions?: boolean } = {},
+    options: {
+      queue?: boolean;
+      client_request_id?: string;
+      attach_mentions?: boolean;
+      images?: WirePromptImage[];
+    } = {},
   ): Promise<MethodResult<'prompt.submit'>> {
     const params = {
       session_id,
@@ -194,6 +199,9 @@ export class LichClient {
       client_request_id: options.client_request_id ?? randomUUID(),
       ...(options.queue === undefined ? {} : { queue: options.queue }),
       ...(options.attach_mentions === true ? { attach_mentions: true } : {}),
+      ...(options.images === undefined || options.images.length === 0
+        ? {}
+        : { images: options.images }),
     };
     for (let attempt = 0; ; attempt += 1) {
       try {

@@ -1,5 +1,6 @@
 import type { TurnTicket } from '@lich/agent';
 import type { Params } from './params.js';
+import { DEFAULT_MAX_IMAGE_BYTES, read_prompt_images } from './prompt_images.js';
 import {
   APPROVAL_MODES,
   type MethodName,
@@ -27,7 +28,13 @@ async function submit_prompt(
 ): Promise<MethodResult<'prompt.submit'>> {
   const { core } = connection;
   const session_id = params.string('session_id');
-  const text = params.string('text');
+  const images = read_prompt_images(
+    'prompt.submit',
+    params.raw('images'),
+    core.limits.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+  );
+  // with pictures, the text may be empty (a screenshot says enough)
+  const text = images.length === 0 ? params.string('text') : (params.optional_string('text') ?? '');
   const client_request_id = params.optional_string('client_request_id');
   const queue = params.optional_boolean('queue') ?? true;
   const attach_mentions = params.optional_boolean('attach_mentions') === true;
@@ -43,6 +50,7 @@ async function submit_prompt(
       return core.host.prompt(session_id, text, {
         ...(client_request_id === undefined ? {} : { client_request_id }),
         ...(attach_mentions ? { attach_mentions } : {}),
+        ...(images.length === 0 ? {} : { images }),
       });
     });
   const ticket =

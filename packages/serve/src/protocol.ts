@@ -45,6 +45,7 @@ export type {
   WireMessage,
   WireModelInfo,
   WirePermissionOption,
+  WirePromptImage,
   WireRewindConflictChoice,
   WireRewindOutcome,
   WireRewindPoint,

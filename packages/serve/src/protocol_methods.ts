@@ -10,6 +10,7 @@ import type {
   WireMessage,
   WireModelInfo,
   WirePermissionOption,
+  WirePromptImage,
   WireRewindConflictChoice,
   WireRewindOutcome,
   WireRewindPoint,
@@ -40,6 +41,11 @@ export interface ServerLimits {
   max_pending_requests: number;
   /** How many events per session the server holds for replay (`events.subscribe.after_seq`). */
   replay_events?: number;
+  /**
+   * The largest picture `prompt.submit` takes, in bytes decoded. The whole message, base64 and
+   * all, must also fit `max_message_bytes`.
+   */
+  max_image_bytes?: number;
 }
 
 /** `initialize`: the first message of a connection. */
@@ -108,7 +114,14 @@ export interface MethodMap {
   };
   'prompt.submit': {
     params: SessionParams & {
+      /** The prompt; may be empty (or absent) when `images` holds a picture. */
       text: string;
+      /**
+       * Pictures sent with the text (a screenshot): the user message is then the text and the
+       * pictures. Each must be a PNG, JPEG, GIF or WebP picture of the declared `media_type`, at
+       * most `limits.max_image_bytes` decoded; else the prompt is refused `invalid_params`.
+       */
+      images?: WirePromptImage[];
       /**
        * The client's id for this prompt. The same id sent again (a retry after a reconnect)
        * answers the first ticket instead of starting a second turn.

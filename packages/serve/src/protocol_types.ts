@@ -46,6 +46,17 @@ export type WireContentPart =
       height?: number;
     };
 
+/**
+ * A picture sent with `prompt.submit`: its bytes as base64 (standard alphabet, no `data:` prefix),
+ * its media type (`image/png`, `image/jpeg`, `image/gif` or `image/webp`, matching the bytes), and
+ * a name to show where it cannot be drawn.
+ */
+export interface WirePromptImage {
+  media_type: string;
+  data: string;
+  name?: string;
+}
+
 /** One message of a conversation, as `session.history` returns it. */
 export type WireMessage =
   | { role: 'system'; content: string }

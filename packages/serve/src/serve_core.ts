@@ -1,5 +1,6 @@
 import { type HostEvent, host_event_json, type SessionHost } from '@lich/agent';
 import type { AuthGate } from './auth_gate.js';
+import { DEFAULT_MAX_IMAGE_BYTES } from './prompt_images.js';
 import type { ServerLimits } from './protocol_methods.js';
 import type { EventParams } from './protocol_types.js';
 import { type ConnectionPeer, ServerConnection } from './server_connection.js';
@@ -25,6 +26,8 @@ export interface ServeCoreOptions {
   max_message_bytes?: number;
   /** Default `DEFAULT_MAX_PENDING_REQUESTS`. */
   max_pending_requests?: number;
+  /** The largest picture a prompt takes, decoded; default `DEFAULT_MAX_IMAGE_BYTES` (20 MiB). */
+  max_image_bytes?: number;
   /** Reported in `initialize.limits.replay_events` when the host's ring size is known. */
   replay_events?: number;
   /** One line per notable thing (a refused peer, a connection gone); default: nothing. */
@@ -65,6 +68,7 @@ export class ServeCore {
     this.limits = {
       max_message_bytes: options.max_message_bytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       max_pending_requests: options.max_pending_requests ?? DEFAULT_MAX_PENDING_REQUESTS,
+      max_image_bytes: options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
       ...(options.replay_events === undefined ? {} : { replay_events: options.replay_events }),
     };
     this.log = options.log ?? (() => undefined);

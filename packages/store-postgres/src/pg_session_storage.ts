@@ -1,4 +1,4 @@
-import type { Message, Usage } from '@lich/core';
+import { content_text, type Message, type Usage } from '@lich/core';
 import {
   type AppendOptions,
   apply_record,
@@ -49,7 +49,7 @@ function error_text(error: unknown): string {
 function title_of(state: SessionState): string {
   if (state.title !== undefined) return one_line(state.title, TITLE_LIMIT);
   const first = state.slots.find((message) => message?.role === 'user');
-  return one_line(typeof first?.content === 'string' ? first.content : '', TITLE_LIMIT);
+  return one_line(first?.role === 'user' ? content_text(first.content) : '', TITLE_LIMIT);
 }
 
 /**

@@ -53,6 +53,20 @@ export interface FakeDiscordPost {
   mentions?: FakeDiscordUser[];
   /** A reply to this message id. */
   reply_to?: string;
+  /** Files attached: served by the fake at `<cdn_url>/attachments/<id>/<filename>`. */
+  attachments?: FakeDiscordAttachment[];
+}
+
+/** A file a post carries, as Discord describes it, and its bytes. */
+export interface FakeDiscordAttachment {
+  filename: string;
+  /** `image/png`…; absent when Discord could not tell. */
+  content_type?: string;
+  bytes: Buffer;
+  /** The size Discord reports; default the bytes' length. */
+  size?: number;
+  /** Where it is said to be; default the fake's own CDN path (another host, to test refusal). */
+  url?: string;
 }
 
 /** Options of `start_fake_discord`. */
@@ -71,6 +85,10 @@ export interface FakeDiscord {
   readonly gateway_url: string;
   readonly bot: FakeDiscordUser;
   readonly application_id: string;
+  /** The fake's CDN root (its own host): where posted attachments are served. */
+  readonly cdn_url: string;
+  /** The attachment paths the CDN was asked for, in order. */
+  readonly downloads: readonly string[];
   /** Every message the bot sent, in order. */
   readonly sent: readonly FakeDiscordSent[];
   /** Channel ids the bot sent a typing indicator to, in order. */
@@ -204,6 +222,8 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
   const guilds = options.guilds ?? [];
   const sent: FakeDiscordSent[] = [];
   const typing: string[] = [];
+  const files = new Map<string, Buffer>();
+  const downloads: string[] = [];
   let commands: unknown[] = [];
   const identified: Record<string, unknown>[] = [];
   const sessions = new Set<{ socket: WebSocket; seq: number }>();
@@ -281,6 +301,13 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
 
   async function handle_rest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', base);
+    if (request.method === 'GET' && url.pathname.startsWith('/attachments/')) {
+      downloads.push(url.pathname);
+      const file = files.get(url.pathname);
+      if (file === undefined) response.writeHead(404).end();
+      else response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file);
+      return;
+    }
     const path = url.pathname.replace(/^\/api(\/v\d+)?/, '');
     const body_text = await read_body(request);
     const body = body_text ? (JSON.parse(body_text) as Record<string, unknown>) : {};
@@ -337,6 +364,7 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
     content: string;
     mentions?: FakeDiscordUser[];
     reply_to?: string;
+    attachments?: FakeDiscordAttachment[];
   }): Record<string, unknown> {
     return {
       id: post.id,
@@ -350,7 +378,21 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
       mention_everyone: false,
       mentions: (post.mentions ?? []).map(user_payload),
       mention_roles: [],
-      attachments: [],
+      attachments: (post.attachments ?? []).map((attachment) => {
+        const id = snowflake();
+        const path = `/attachments/${id}/${attachment.filename}`;
+        files.set(path, attachment.bytes);
+        return {
+          id,
+          filename: attachment.filename,
+          size: attachment.size ?? attachment.bytes.length,
+          url: attachment.url ?? `${base}${path}`,
+          proxy_url: attachment.url ?? `${base}${path}`,
+          ...(attachment.content_type === undefined
+            ? {}
+            : { content_type: attachment.content_type }),
+        };
+      }),
       embeds: [],
       pinned: false,
       type: post.reply_to === undefined ? 0 : 19,
@@ -371,6 +413,8 @@ export async function start_fake_discord(options: FakeDiscordOptions = {}): Prom
 
   return {
     api_url: `${base}/api`,
+    cdn_url: base,
+    downloads,
     gateway_url,
     bot,
     application_id,

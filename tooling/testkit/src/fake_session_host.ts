@@ -21,7 +21,7 @@ import type {
   TurnStopReason,
   TurnTicket,
 } from '@lich/agent';
-import { is_budget_stop, type Message } from '@lich/core';
+import { type ImagePart, is_budget_stop, type Message } from '@lich/core';
 
 /**
  * What the real host throws, as `SessionHostError.is_instance` recognises it (by name and code),
@@ -88,6 +88,12 @@ export class FakeSessionHost implements SessionHost {
   behaviour: FakeBehaviour;
   readonly live = new Map<string, Live>();
   readonly prompts: { session_id: string; input: string; kind: string }[] = [];
+  /** Every prompt sent with pictures, as `prompt` got it. */
+  readonly prompt_images: {
+    session_id: string;
+    input: string;
+    images: readonly ImagePart[];
+  }[] = [];
   /** The `budget_scopes` of every prompt that named some, in order. */
   readonly budget_scopes: { sender?: string; conversation?: string }[] = [];
   readonly closed: string[] = [];
@@ -217,9 +223,13 @@ export class FakeSessionHost implements SessionHost {
     options: {
       client_request_id?: string;
       budget_scopes?: { sender?: string; conversation?: string };
+      images?: readonly ImagePart[];
     } = {},
   ): Promise<TurnTicket> {
     if (this.#shut) throw new SessionHostError('shutting_down', 'shut down');
+    if (options.images !== undefined) {
+      this.prompt_images.push({ session_id, input, images: options.images });
+    }
     if (options.budget_scopes !== undefined) this.budget_scopes.push(options.budget_scopes);
     return this.#enqueue(this.#live(session_id), input, 'prompt', options.client_request_id);
   }

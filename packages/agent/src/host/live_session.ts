@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { add_usage, empty_usage, estimate_tokens, type Message, type Usage } from '@lich/core';
+import {
+  add_usage,
+  empty_usage,
+  estimate_tokens,
+  type ImagePart,
+  type Message,
+  type Usage,
+} from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import {
   is_retry_of,
@@ -66,6 +73,17 @@ interface QueuedTurn {
   budget_scopes?: { sender?: string; conversation?: string };
   /** This turn's model (a custom command's `model:`), over the session's. */
   model?: string;
+  /** Pictures sent with `input` (the user message is then text and pictures). */
+  images?: readonly ImagePart[];
+}
+
+/** What a queued run carries besides its text and kind. */
+export interface EnqueueOptions {
+  client_request_id?: string | undefined;
+  budget_scopes?: { sender?: string; conversation?: string } | undefined;
+  images?: readonly ImagePart[] | undefined;
+  /** This turn's model (a custom command's `model:`), over the session's. */
+  model?: string | undefined;
 }
 
 function new_turn_id(): string {
@@ -213,13 +231,8 @@ export class LiveSession {
   }
 
   /** Queues a run; starts it at once when the session is free. */
-  enqueue(
-    input: string,
-    kind: 'prompt' | 'follow_up',
-    client_request_id: string | undefined,
-    budget_scopes?: { sender?: string; conversation?: string },
-    model?: string,
-  ): TurnTicket {
+  enqueue(input: string, kind: 'prompt' | 'follow_up', options: EnqueueOptions = {}): TurnTicket {
+    const { client_request_id, budget_scopes, images, model } = options;
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
       input,
@@ -227,6 +240,7 @@ export class LiveSession {
       ...(client_request_id === undefined ? {} : { client_request_id }),
       ...(budget_scopes === undefined ? {} : { budget_scopes }),
       ...(model === undefined ? {} : { model }),
+      ...(images === undefined || images.length === 0 ? {} : { images }),
     };
     const queued = this.busy || this.#queue.length > 0;
     this.#queue.push(turn);
@@ -239,7 +253,7 @@ export class LiveSession {
   /** Puts text into the run in flight (before its next model call), or prompts with it. */
   steer(text: string): void {
     if (this.busy) this.#steering.push(text);
-    else this.enqueue(text, 'prompt', undefined);
+    else this.enqueue(text, 'prompt');
   }
 
   /** Aborts the run in flight; false when none. */
@@ -380,6 +394,7 @@ export class LiveSession {
     try {
       const result = await this.agent.run({
         input: turn.input,
+        ...(turn.images === undefined ? {} : { images: turn.images }),
         history: this.history,
         signal,
         session: this.handle ?? false,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { empty_usage, type Message } from '@lich/core';
+import { empty_usage, type ImagePart, type Message } from '@lich/core';
 import { new_session_id, one_line, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from '../agent.js';
 import { rewind_points } from '../checkpoints/rewind_points.js';
@@ -8,7 +8,7 @@ import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/r
 import { PermissionRequests } from '../permissions/permission_requests.js';
 import { session_store_of } from '../session_store_of.js';
 import type { CommandRegistry } from './command_registry.js';
-import { approval_mode_argument, text_argument } from './host_arguments.js';
+import { approval_mode_argument, images_argument, text_argument } from './host_arguments.js';
 import { host_models, host_tools } from './host_catalog.js';
 import { host_command_context } from './host_commands.js';
 import { HostStorage, summary_info } from './host_storage.js';
@@ -210,21 +210,33 @@ class Host implements SessionHost {
       client_request_id?: string;
       attach_mentions?: boolean;
       budget_scopes?: { sender?: string; conversation?: string };
+      images?: readonly ImagePart[];
     } = {},
   ): Promise<TurnTicket> {
-    text_argument(input, 'input');
+    const images = images_argument(options.images);
+    // a picture may come without a word (a photo with no caption)
+    if (images.length === 0) text_argument(input, 'input');
+    else if (typeof input !== 'string') text_argument(input, 'input');
     const live = await this.#session(session_id);
     this.#check_open();
     const model = this.#command_model(live, input);
     let text = input;
+    const mentioned: ImagePart[] = [];
     if (options.attach_mentions === true) {
       const mentions = await this.#agent.attach_file_mentions(input);
       text = mentions.text;
+      // `@shot.png` goes as the picture itself (#35)
+      mentioned.push(...mentions.images);
       for (const { path, why } of mentions.skipped) {
         live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
       }
     }
-    return live.enqueue(text, 'prompt', options.client_request_id, options.budget_scopes, model);
+    return live.enqueue(text, 'prompt', {
+      client_request_id: options.client_request_id,
+      budget_scopes: options.budget_scopes,
+      images: [...images, ...mentioned],
+      model,
+    });
   }
 
   async abort(session_id: string): Promise<boolean> {
@@ -257,7 +269,7 @@ class Host implements SessionHost {
     text_argument(text, 'text');
     const live = await this.#session(session_id);
     this.#check_open();
-    return live.enqueue(text, 'follow_up', undefined, undefined, this.#command_model(live, text));
+    return live.enqueue(text, 'follow_up', { model: this.#command_model(live, text) });
   }
 
   /** The model of the custom command whose prompt `input` is, if it just ran; clears it. */

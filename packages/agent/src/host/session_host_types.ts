@@ -5,7 +5,14 @@
  * Types only: the implementation is `create_session_host` (session_host.ts). A surface depends on
  * this interface, never on the class, so tests can stand a fake in for it.
  */
-import type { AssistantMessage, Message, StopReason, ToolPreview, Usage } from '@lich/core';
+import type {
+  AssistantMessage,
+  ImagePart,
+  Message,
+  StopReason,
+  ToolPreview,
+  Usage,
+} from '@lich/core';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 import type { TodoItem } from '../toolbox/todo_list.js';
 
@@ -394,6 +401,12 @@ export interface SessionHost {
       /** Attach the files the text names as `@path` (a person typed it; not for bots). */
       attach_mentions?: boolean;
       budget_scopes?: { sender?: string; conversation?: string };
+      /**
+       * Pictures sent with the text (the run's user message is then text and pictures); with
+       * pictures the text may be empty. Each must hold its bytes in `data`: the surface checks
+       * them (`image_from_base64`) and the provider scales them when sent.
+       */
+      images?: readonly ImagePart[];
     },
   ): Promise<TurnTicket>;
   /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */
