@@ -71,6 +71,12 @@ export class TmuxTerminal {
     await this.tmux('set-option', '-t', 'e2e', 'history-limit', '5000');
   }
 
+  /** Pastes `text` as a terminal does (bracketed, when the program asked for it). */
+  async paste(text: string): Promise<void> {
+    await this.tmux('set-buffer', '-b', 'e2e-paste', text);
+    await this.tmux('paste-buffer', '-p', '-d', '-b', 'e2e-paste', '-t', 'e2e');
+  }
+
   /** Types `text` literally (no key names). */
   async type(text: string): Promise<void> {
     await this.tmux('send-keys', '-t', 'e2e', '-l', text);

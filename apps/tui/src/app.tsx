@@ -46,6 +46,8 @@ export interface AppProps {
   on_history?: (entry: string) => void;
   /** The work dir's paths, for `@` completion. */
   files?: () => readonly string[];
+  /** What a paste becomes before the editor takes it (a dropped picture's path: `@path`). */
+  paste_text?: (text: string) => string;
   now?: () => number;
 }
 
@@ -295,7 +297,11 @@ export function App(props: AppProps) {
         commands: controller.commands.map((command) => command.name),
         files: props.files?.() ?? [],
       };
-      const { state: next, outcome } = editor_key(editing, key, sources);
+      const typed =
+        key.name === 'paste' && props.paste_text !== undefined
+          ? { ...key, text: props.paste_text(key.text ?? '') }
+          : key;
+      const { state: next, outcome } = editor_key(editing, typed, sources);
       if (outcome === null) {
         if (next !== editing) update_editor(next);
         return;

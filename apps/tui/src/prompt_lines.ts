@@ -91,7 +91,8 @@ const PICTURE = /\.(png|jpe?g|gif|webp)$/i;
 /**
  * The files the prompt will attach, as chips under the editor: `▣ shot.png` for a picture (sent
  * as itself), `+ notes.txt` for a text file (its text follows the prompt). Only `@path` words
- * that name a file of the work dir count, as only those are attached; none, no line.
+ * that name a file of the work dir, or a picture by its full path, count, as only those are
+ * attached; none, no line.
  */
 export function attachment_lines(
   editor: EditorState,
@@ -101,9 +102,14 @@ export function attachment_lines(
 ): string[] {
   if (editor.search !== null || !editor.text.includes('@')) return [];
   const known = new Set(files);
+  // a picture named by its full path (dropped on the terminal) is attached from outside too
   const chips = file_mentions(editor.text)
-    .filter((path) => known.has(path))
-    .map((path) => (PICTURE.test(path) ? `▣ ${path}` : `+ ${path}`));
+    .filter((path) => known.has(path) || (path.startsWith('/') && PICTURE.test(path)))
+    .map((path) =>
+      PICTURE.test(path)
+        ? `▣ ${path.startsWith('/') ? path.slice(path.lastIndexOf('/') + 1) : path}`
+        : `+ ${path}`,
+    );
   if (chips.length === 0) return [];
   return [palette.dim(fit(`  ${chips.map((chip) => `[${chip}]`).join(' ')}`, width))];
 }

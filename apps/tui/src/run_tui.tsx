@@ -12,6 +12,7 @@ import { index_files } from './file_index.js';
 import { frame_writes } from './frame_writes.js';
 import { append_history, history_path, read_history } from './input_history.js';
 import { make_palette, wants_color } from './palette.js';
+import { picture_paste } from './picture_paste.js';
 import { SCREEN_OPTIONS } from './screen_options.js';
 import { initial_state } from './state.js';
 import { create_store } from './store.js';
@@ -94,6 +95,7 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       palette={palette}
       history={history}
       files={files.files}
+      paste_text={(text) => picture_paste(text, options.work_dir) ?? text}
       {...(history_file === null
         ? {}
         : { on_history: (entry: string) => void append_history(history_file, entry) })}

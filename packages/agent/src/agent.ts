@@ -75,6 +75,9 @@ import { remember_session_dir } from './usage/known_session_dirs.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
 
+/** A file name a mention may name a picture by. */
+const PICTURE_NAME = /\.(png|jpe?g|gif|webp)$/i;
+
 /**
  * The composition root: config, provider router, tool registry and executor, MCP, plugins,
  * session recording and usage, around `run_conversation`.
@@ -659,7 +662,7 @@ export class Agent {
       return { text, attached: [], images: [], skipped: [] };
     }
     const { existsSync, statSync } = await import('node:fs');
-    const { resolve } = await import('node:path');
+    const { isAbsolute, resolve } = await import('node:path');
     const root = this.config.work_dir;
     return attach_file_mentions(
       text,
@@ -667,7 +670,16 @@ export class Agent {
         const full = resolve(root, path);
         return existsSync(full) && !statSync(full).isDirectory();
       },
-      (path) => this.executor.execute('read_file', { path }, { work_dir: root }),
+      async (path) => {
+        // a picture the person named by its full path (dropped or pasted into the terminal) is
+        // theirs to send, as `--image` is; anything else goes through read_file and its guard
+        if (isAbsolute(path) && PICTURE_NAME.test(path)) {
+          const { read_image_file } = await import('./images/read_image_file.js');
+          const picture = await read_image_file(path, root);
+          return { ok: true, output: '', images: [picture], duration_ms: 0 };
+        }
+        return this.executor.execute('read_file', { path }, { work_dir: root });
+      },
     );
   }
 
