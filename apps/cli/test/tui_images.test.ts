@@ -35,7 +35,7 @@ describe.skipIf(TMUX.skip)(`pictures in lich tui${TMUX.reason}`, () => {
       );
       await terminal.keys('Enter');
       await terminal.wait_for((text) => text.includes('One red pixel.'), 'the answer');
-      const user = (server.requests[0]?.body as Body).messages.at(-1);
+      const user = (server.requests[0]?.body as Body | undefined)?.messages.at(-1);
       expect(user).toEqual({
         role: 'user',
         content: [
@@ -62,7 +62,7 @@ describe.skipIf(TMUX.skip)(`pictures in lich tui${TMUX.reason}`, () => {
       await terminal.wait_for((text) => text.includes('[▣ Desktop shot.png]'), 'the chip');
       await terminal.keys('Enter');
       await terminal.wait_for((text) => text.includes('A pixel from the desktop.'), 'the answer');
-      const user = (server.requests[0]?.body as Body).messages.at(-1) as {
+      const user = (server.requests[0]?.body as Body | undefined)?.messages.at(-1) as {
         content: { type: string }[];
       };
       expect(user.content.map((part) => part.type)).toEqual(['text', 'image_url']);

@@ -310,7 +310,17 @@ export function App(props: AppProps) {
       if (outcome.text.trim() !== '') props.on_history?.(outcome.text);
       void controller.submit(outcome.text, { steer: outcome.steer });
     },
-    [controller, store, now, update_editor, update_note, give_back, props.files, props.on_history],
+    [
+      controller,
+      store,
+      now,
+      update_editor,
+      update_note,
+      give_back,
+      props.files,
+      props.on_history,
+      props.paste_text,
+    ],
   );
 
   useEffect(() => props.keys.on_key(on_key), [props.keys, on_key]);
