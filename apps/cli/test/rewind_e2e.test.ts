@@ -76,6 +76,11 @@ async function tui_flow(args: readonly string[]): Promise<void> {
     'the checkpoint mark',
   );
   expect(await read('moved.txt')).toBe('new notes\n');
+  // the answer is drawn before the turn has ended: /rewind waits for the idle prompt
+  await terminal.wait_for(
+    (text) => (text.split('The notes are CHANGED.').at(-1) ?? '').includes('ask anything'),
+    'the turn to end',
+  );
 
   await terminal.type('/rewind');
   await terminal.keys('Enter');
