@@ -33,10 +33,10 @@ describe('LineSplitter', () => {
     expect(splitter.push('0123456789')).toEqual([]);
     expect(splitter.push('abc')).toEqual([]);
     expect(splitter.push('def\n{"ok":1}\n')).toEqual([
-      { kind: 'oversize', bytes: 16 },
+      { kind: 'oversize', bytes: 16, limit: 10 },
       { kind: 'line', text: '{"ok":1}' },
     ]);
     expect(splitter.push('x'.repeat(20))).toEqual([]);
-    expect(splitter.end()).toEqual([{ kind: 'oversize', bytes: 20 }]);
+    expect(splitter.end()).toEqual([{ kind: 'oversize', bytes: 20, limit: 10 }]);
   });
 });

@@ -1,5 +1,7 @@
 /** What a `LineSplitter` hands on: one line's text, or the fact that a line was too long. */
-export type SplitLine = { kind: 'line'; text: string } | { kind: 'oversize'; bytes: number };
+export type SplitLine =
+  | { kind: 'line'; text: string }
+  | { kind: 'oversize'; bytes: number; limit: number };
 
 const NEWLINE = 0x0a;
 
@@ -69,7 +71,7 @@ export class LineSplitter {
 
   #finish(out: SplitLine[]): void {
     if (this.#dropped > 0) {
-      out.push({ kind: 'oversize', bytes: this.#dropped });
+      out.push({ kind: 'oversize', bytes: this.#dropped, limit: this.#max_line_bytes });
       this.#dropped = 0;
       return;
     }

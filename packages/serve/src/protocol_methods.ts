@@ -43,9 +43,17 @@ export interface ServerLimits {
   replay_events?: number;
   /**
    * The largest picture `prompt.submit` takes, in bytes decoded. The whole message, base64 and
-   * all, must also fit `max_message_bytes`.
+   * all, must also fit the connection's message limit (`max_authenticated_message_bytes` once a
+   * token was shown on the upgrade or over stdio, else `max_message_bytes`).
    */
   max_image_bytes?: number;
+  /**
+   * The longest message of a connection authenticated before it speaks (an `Authorization`
+   * header on the upgrade, or stdio): room for a picture in base64. A connection that shows its
+   * token in `initialize` keeps `max_message_bytes`, so no peer without a token can make the
+   * server hold more than that.
+   */
+  max_authenticated_message_bytes?: number;
 }
 
 /** `initialize`: the first message of a connection. */

@@ -28,6 +28,11 @@ export interface ServeCoreOptions {
   max_pending_requests?: number;
   /** The largest picture a prompt takes, decoded; default `DEFAULT_MAX_IMAGE_BYTES` (20 MiB). */
   max_image_bytes?: number;
+  /**
+   * The longest message of a connection authenticated before it speaks; default room for a
+   * picture of `max_image_bytes` in base64 and 1 MiB more (never below `max_message_bytes`).
+   */
+  max_authenticated_message_bytes?: number;
   /** Reported in `initialize.limits.replay_events` when the host's ring size is known. */
   replay_events?: number;
   /** One line per notable thing (a refused peer, a connection gone); default: nothing. */
@@ -65,10 +70,17 @@ export class ServeCore {
   constructor(options: ServeCoreOptions) {
     this.host = options.host;
     this.server_info = options.server_info ?? { name: 'lich', version: '0.0.0' };
+    const max_message_bytes = options.max_message_bytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const max_image_bytes = options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES;
     this.limits = {
-      max_message_bytes: options.max_message_bytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      max_message_bytes,
       max_pending_requests: options.max_pending_requests ?? DEFAULT_MAX_PENDING_REQUESTS,
-      max_image_bytes: options.max_image_bytes ?? DEFAULT_MAX_IMAGE_BYTES,
+      max_image_bytes,
+      max_authenticated_message_bytes: Math.max(
+        max_message_bytes,
+        options.max_authenticated_message_bytes ??
+          Math.ceil(max_image_bytes / 3) * 4 + DEFAULT_MAX_MESSAGE_BYTES,
+      ),
       ...(options.replay_events === undefined ? {} : { replay_events: options.replay_events }),
     };
     this.log = options.log ?? (() => undefined);

@@ -117,7 +117,7 @@ export class ServerConnection {
         null,
         new RpcError(
           'payload_too_large',
-          `a message of ${line.bytes} bytes is over the limit of ${this.core.limits.max_message_bytes}`,
+          `a message of ${line.bytes} bytes is over the limit of ${line.limit}`,
         ),
       );
       return;

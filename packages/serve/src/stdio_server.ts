@@ -35,7 +35,10 @@ export function start_stdio_server(options: StdioServerOptions): StdioServer {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const core = new ServeCore(options);
-  const splitter = new LineSplitter(core.limits.max_message_bytes);
+  // the parent owns the pipe: the connection is authenticated, pictures fit
+  const splitter = new LineSplitter(
+    core.limits.max_authenticated_message_bytes ?? core.limits.max_message_bytes,
+  );
   let resolve_closed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => {
     resolve_closed = resolve;

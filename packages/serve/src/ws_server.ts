@@ -178,10 +178,19 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
   const core = new ServeCore(options);
   const auth = new AuthGate(options.token, options.auth);
   const max_message = core.limits.max_message_bytes;
+  const max_authenticated = core.limits.max_authenticated_message_bytes ?? max_message;
   const max_buffered = options.max_buffered_bytes ?? 16 * 1024 * 1024;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: max_message * 2,
+    perMessageDeflate: false,
+    clientTracking: true,
+  });
+  // a peer that showed its token on the upgrade may send frames with pictures in them; one that
+  // has not shown it yet never makes the server hold more than the small frame
+  const wss_authenticated = new WebSocketServer({
+    noServer: true,
+    maxPayload: max_authenticated + max_message,
     perMessageDeflate: false,
     clientTracking: true,
   });
@@ -233,7 +242,9 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
       }
       authenticated = true;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => attach(ws, request, authenticated));
+    (authenticated ? wss_authenticated : wss).handleUpgrade(request, socket, head, (ws) =>
+      attach(ws, request, authenticated),
+    );
   };
 
   const attach = (ws: WebSocket, request: IncomingMessage, authenticated: boolean) => {
@@ -302,7 +313,7 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
         return;
       }
       // a frame is a message: its end ends the last line, \n or not
-      const splitter = new LineSplitter(max_message);
+      const splitter = new LineSplitter(authenticated ? max_authenticated : max_message);
       for (const chunk of chunks) queue.push(...splitter.push(chunk));
       queue.push(...splitter.end());
       if (queue.length - next > QUEUE_PAUSE && !paused) {
@@ -389,7 +400,7 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
         // the close frames go out; a peer that does not answer them is cut
         await Promise.race([
           Promise.all(
-            [...wss.clients].map(
+            [...wss.clients, ...wss_authenticated.clients].map(
               (ws) =>
                 new Promise<void>((resolve) =>
                   ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve()),
@@ -398,7 +409,7 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
           ),
           new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
         ]);
-        for (const ws of wss.clients) ws.terminate();
+        for (const ws of [...wss.clients, ...wss_authenticated.clients]) ws.terminate();
         await Promise.all(
           servers.map(
             (server) =>
@@ -408,7 +419,11 @@ export async function start_ws_server(options: WsServerOptions): Promise<WsServe
               }),
           ),
         );
-        await new Promise<void>((resolve) => wss.close(() => resolve()));
+        await Promise.all(
+          [wss, wss_authenticated].map(
+            (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+          ),
+        );
       })();
       return closing;
     },

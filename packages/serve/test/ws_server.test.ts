@@ -16,6 +16,8 @@ beforeEach(async () => {
     host,
     token: TOKEN,
     max_message_bytes: 64 * 1024,
+    // these peers authenticate on the upgrade: the small limit is theirs too
+    max_authenticated_message_bytes: 64 * 1024,
     auth: { burst: 5, refill_ms: 200 },
   });
 });
