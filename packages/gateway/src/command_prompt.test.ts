@@ -29,4 +29,18 @@ describe('custom commands in a chat', () => {
       '/unknown thing',
     ]);
   });
+
+  it("sends the message's pictures with a custom command's prompt", async () => {
+    const host = new HostWithCommands();
+    const picture = { type: 'image' as const, media_type: 'image/png', data: 'iVBORw0KGgo=' };
+    const { bus, adapter } = await make_bus({ host, adapter: new FakeAdapter() });
+    await bus.receive({
+      ...make_message({ chat: 'a', text: '/frontend:component UserCard' }),
+      images: [picture],
+    });
+    await adapter.until(() => adapter.texts('test:a').length === 1);
+    expect(host.prompt_images).toMatchObject([
+      { input: 'Create a component named UserCard.', images: [picture] },
+    ]);
+  });
 });

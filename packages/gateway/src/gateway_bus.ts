@@ -513,10 +513,10 @@ export class GatewayBus implements GatewayIngress {
       try {
         const sender = batch.at(-1)?.message;
         const messages = batch.map((m) => m.message);
-        // a team's custom command (`/review x`) sends its own prompt
+        // a team's custom command (`/review x`) sends its own prompt, with the batch's pictures
         const command = await command_prompt(this.host, session_id, messages);
         const text = command ?? prompt_text(messages);
-        const images = command === undefined ? messages.flatMap((m) => m.images ?? []) : [];
+        const images = messages.flatMap((m) => m.images ?? []);
         ticket = await this.host.prompt(session_id, text, {
           ...(images.length === 0 ? {} : { images }),
           client_request_id: `gateway:${conversation.key}#${batch.at(-1)?.seq ?? 0}`,
