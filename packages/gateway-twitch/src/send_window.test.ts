@@ -9,8 +9,10 @@ describe('SendWindow', () => {
       Array.from({ length: 12 }, () => window.take().then(() => times.push(Date.now()))),
     );
     expect(times).toHaveLength(12);
+    // a time is read when its send's callback runs, a little after the window granted it: a
+    // callback that ran late shortens the gap measured after it by a millisecond or two under load
     for (let index = 5; index < times.length; index += 1) {
-      expect((times[index] as number) - (times[index - 5] as number)).toBeGreaterThanOrEqual(300);
+      expect((times[index] as number) - (times[index - 5] as number)).toBeGreaterThanOrEqual(295);
     }
   });
 
