@@ -106,7 +106,7 @@ export const read_file_tool: Tool<ReadFileArgs> = {
             {
               type: 'image',
               media_type: picture.media_type,
-              data: Buffer.from(bytes).toString('base64'),
+              data: bytes.toString('base64'),
               name: basename(args.path),
               width: picture.width,
               height: picture.height,
