@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  add_usage,
-  empty_usage,
-  estimate_tokens,
-  type ImagePart,
-  type Message,
-  type Usage,
-} from '@lich/core';
+import { add_usage, empty_usage, type ImagePart, type Message, type Usage } from '@lich/core';
 import type { RouterEvent } from '@lich/providers';
 import {
   is_retry_of,
@@ -32,6 +25,7 @@ import type {
   TurnTicket,
 } from './session_host_types.js';
 import { trim_history } from './trim_history.js';
+import { TurnWatch } from './turn_watch.js';
 
 /** What a live session starts from. */
 export interface LiveSessionInit {
@@ -88,17 +82,6 @@ export interface EnqueueOptions {
 
 function new_turn_id(): string {
   return `turn_${randomUUID()}`;
-}
-
-function stop_reason_of(
-  stopped: string,
-  finish_reason: string | undefined,
-  budget: string | undefined,
-): TurnStopReason {
-  if (stopped === 'aborted' || stopped === 'max_turns' || stopped === 'error') return stopped;
-  // a spending limit stops the loop with 'budget'; a limit that said nothing is the turn budget
-  if (stopped === 'budget') return budget === undefined ? 'max_turns' : 'budget';
-  return finish_reason === 'content_filter' ? 'refusal' : 'final';
 }
 
 /**
@@ -343,19 +326,7 @@ export class LiveSession {
     });
     this.touch();
     let turn_usage = empty_usage();
-    const seen: {
-      messages: readonly Message[] | null;
-      finish_reason: string | undefined;
-      context_tokens: number;
-      budget: string | undefined;
-      budget_scope: string | undefined;
-    } = {
-      messages: null,
-      finish_reason: undefined,
-      context_tokens: 0,
-      budget: undefined,
-      budget_scope: undefined,
-    };
+    const seen = new TurnWatch();
     const sink: TurnSink = {
       turn_id,
       delta: (kind, text) => this.#events.delta(kind, turn_id, text),
@@ -401,20 +372,7 @@ export class LiveSession {
         ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
         ...(turn.budget_scopes === undefined ? {} : { budget_scopes: turn.budget_scopes }),
         on_event: (event) => {
-          // the gauge starts from the loop's own estimate of each request (the figure that
-          // decides compression, so it drops after a compaction) and adds what the run appends
-          if (event.type === 'llm_start') seen.context_tokens = event.context_tokens;
-          else if (event.type === 'run_end') seen.messages = event.messages;
-          else if (event.type === 'llm_end') {
-            seen.finish_reason = event.finish_reason;
-            seen.context_tokens += estimate_tokens([event.message]);
-          } else if (event.type === 'tool_call_end') {
-            seen.context_tokens += estimate_tokens([event.message]);
-          } else if (event.type === 'steer') seen.context_tokens += estimate_tokens(event.messages);
-          else if (event.type === 'budget' && event.level === 'stop') {
-            seen.budget = event.message;
-            seen.budget_scope = event.scope;
-          }
+          seen.hear(event);
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
@@ -451,7 +409,7 @@ export class LiveSession {
           });
         },
       });
-      stop_reason = stop_reason_of(result.outcome.stopped_reason, seen.finish_reason, seen.budget);
+      stop_reason = seen.stop_reason(result.outcome.stopped_reason);
       final = result.outcome.final;
       turns_used = result.outcome.turns_used;
       seen.messages = result.outcome.messages;
