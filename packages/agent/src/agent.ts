@@ -733,6 +733,7 @@ export class Agent {
         .catch(() => undefined);
     }
     await this.#checkpoints.settled();
+    this.#checkpoints.close();
     await this.#mcp?.close().catch(() => undefined);
     const plugins = await this.#plugins?.catch(() => undefined);
     await plugins?.close().catch(() => undefined);

@@ -42,6 +42,15 @@ const TURN_COMMAND = [
   'rm obsolete.txt',
 ].join(' && ');
 
+/** The prompts of a long session, each one shell command (in place, nested, moved, removed). */
+const LONG_SESSION_COMMANDS: Record<string, string> = {
+  'rename the greeting': "sed -i 's/bonjour/hallo__/' src/app.ts",
+  'add a library': 'mkdir -p lib/deep && printf "export {};\\n" > lib/deep/x.ts',
+  'grow the new file': 'printf "// more\\n" >> src/new.ts',
+  'move the library': 'mv lib/deep lib/moved && mkdir lib/deep && printf "y\\n" > lib/deep/y.ts',
+  'edit inside the new folder': "sed -i 's/y/z/' lib/deep/y.ts && chmod -x scripts/deploy",
+};
+
 /**
  * The model of the test: the first prompt edits two files, creates one and runs the shell
  * commands; the second only reads; `plain` answers without tools.
@@ -72,6 +81,10 @@ function model() {
           { name: 'terminal', arguments: { command: TURN_COMMAND } },
         ],
       });
+    }
+    const shell = LONG_SESSION_COMMANDS[prompt];
+    if (shell !== undefined) {
+      return to_chat_result({ tool_calls: [{ name: 'terminal', arguments: { command: shell } }] });
     }
     if (prompt === 'just look') {
       return to_chat_result({
@@ -187,6 +200,38 @@ describe.each([
     expect(fs_state(work_dir)).toEqual(changed);
     expect(await host.history(session_id)).toEqual(history_before);
     expect((await host.rewind_points(session_id)).map((point) => point.prompt)).toEqual([1, 2, 3]);
+    await agent.close();
+  });
+});
+
+describe('a long session, its folders watched between checkpoints', () => {
+  it('records each prompt exactly, so each rewinds byte for byte', async () => {
+    const { host, agent, work_dir, session_id } = await start();
+    await prompt(host, session_id, 'change things');
+    const states = [fs_state(work_dir)];
+    for (const input of Object.keys(LONG_SESSION_COMMANDS)) {
+      await prompt(host, session_id, input);
+      states.push(fs_state(work_dir));
+    }
+    // the work dir's folders are watched (Linux): the later checkpoints read only what changed
+    if (process.platform === 'linux') {
+      expect(agent.checkpoint_store()!.watched_folders).toBeGreaterThan(5);
+    }
+    const points = await host.rewind_points(session_id);
+    expect(points.map((point) => point.changes.map((c) => `${c.status} ${c.path}`))).toEqual([
+      expect.any(Array),
+      ['modified src/app.ts'],
+      ['added lib/deep/x.ts'],
+      ['modified src/new.ts'],
+      ['added lib/deep/y.ts', 'renamed lib/moved/x.ts'],
+      ['modified lib/deep/y.ts', 'mode scripts/deploy'],
+    ]);
+    // back, one prompt at a time: each leaves the files as the prompt before left them
+    for (let at = states.length - 1; at >= 1; at--) {
+      const rewound = await host.rewind(session_id, { prompt: at + 1 });
+      expect(rewound.status).toBe('rewound');
+      expect(fs_state(work_dir)).toEqual(states[at - 1]);
+    }
     await agent.close();
   });
 });

@@ -4,6 +4,7 @@ import { CheckpointError, error_text } from './errors.js';
 import { compile_excludes, type ExcludeRules } from './exclude_rules.js';
 import { type FileChange, summarize_changes } from './file_changes.js';
 import { FileIndex, index_identity, load_index, save_index } from './file_index.js';
+import { FolderWatch, type WatchScan } from './folder_watch.js';
 import { ObjectStore } from './object_store.js';
 import { list_objects, type PruneOptions, type PruneResult, prune_store } from './prune.js';
 import {
@@ -15,12 +16,15 @@ import {
   write_record,
 } from './records.js';
 import { apply_restore } from './restore_apply.js';
-import { plan_restore, type RestoreAction, type SkippedPath } from './restore_plan.js';
+import { plan_restore, type SkippedPath } from './restore_plan.js';
+import type { RestoreOptions, RestoreResult, StoreUsage } from './restore_types.js';
 import { type ScanResult, scan_work_dir } from './scan.js';
 import { STORE_FOLDER, type StoreLayout, store_layout } from './store_layout.js';
 import { acquire_store_lock, type StoreLock } from './store_lock.js';
 import { TreeReader } from './tree.js';
 import { diff_trees } from './tree_diff.js';
+
+export type { ConflictChoice, RestoreOptions, RestoreResult, StoreUsage } from './restore_types.js';
 
 /** Files over this size are recorded by name, not kept, unless `max_file_bytes` says otherwise. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -48,6 +52,12 @@ export interface CheckpointStoreOptions {
    * clock in use (FAT); tests lower it.
    */
   readonly racy_window_ms?: number;
+  /**
+   * Learn which folders changed from the kernel's file notifications (`FolderWatch`), so that a
+   * checkpoint in a process that takes many lists and stats only those; default false. Linux only;
+   * folders are watched from the second checkpoint on. `close()` stops it.
+   */
+  readonly watch?: boolean;
 }
 
 /** What a checkpoint is taken for. */
@@ -57,58 +67,6 @@ export interface CreateCheckpointOptions {
   /** A short description, e.g. the prompt's first line (cut at 200 characters). */
   readonly label?: string;
   readonly signal?: AbortSignal;
-}
-
-/** How a restore treats a path someone else changed. */
-export type ConflictChoice = 'stop' | 'overwrite' | 'keep';
-
-/** What a restore is asked to do. */
-export interface RestoreOptions {
-  /** Work out what would change and the conflicts; change nothing. */
-  readonly dry_run?: boolean;
-  /**
-   * The checkpoint the caller expects the work folder to match (what the agent left): a path that
-   * differs from it now was changed by someone else.
-   */
-  readonly expected?: string;
-  /** More paths known to have been changed by someone else (e.g. between two prompts). */
-  readonly foreign_paths?: Iterable<string>;
-  /**
-   * `stop` (default): when a path the restore would change was changed by someone else, change
-   * nothing and report the conflicts. `overwrite`: restore them too (the redo checkpoint keeps
-   * what they were). `keep`: restore everything else and leave them as they are.
-   */
-  readonly on_conflict?: ConflictChoice;
-  readonly session_id?: string;
-  readonly label?: string;
-  readonly signal?: AbortSignal;
-}
-
-/** What a restore did, or would do. */
-export interface RestoreResult {
-  /** `planned` for a dry run, `conflicts` when it stopped before changing anything. */
-  readonly status: 'planned' | 'conflicts' | 'restored';
-  /** The checkpoint restored. */
-  readonly target: CheckpointRecord;
-  /** The steps taken (or planned), without the skipped ones. */
-  readonly actions: RestoreAction[];
-  /** Paths someone else changed that the restore would change. */
-  readonly conflicts: string[];
-  /** Paths left as they are, and why. */
-  readonly skipped: SkippedPath[];
-  /** The checkpoint taken just before restoring: restoring it is the redo. */
-  readonly before?: CheckpointRecord;
-  /** The checkpoint taken just after restoring. */
-  readonly after?: CheckpointRecord;
-}
-
-/** What the store holds. */
-export interface StoreUsage {
-  /** Oldest first. */
-  readonly checkpoints: CheckpointRecord[];
-  readonly objects: number;
-  /** The bytes of all objects (shared ones counted once). */
-  readonly bytes: number;
 }
 
 function trim_label(label: string | undefined): string | undefined {
@@ -139,6 +97,9 @@ export class CheckpointStore {
   readonly #racy_window_ms: number | undefined;
   readonly #objects: ObjectStore;
   readonly #trees: TreeReader;
+  readonly #watch: FolderWatch | undefined;
+  /** The folder hints each scan was made with, for the watch to go on from. */
+  readonly #scan_hints = new WeakMap<ScanResult, WatchScan>();
   #index: FileIndex | undefined;
   #prepared = false;
 
@@ -154,6 +115,17 @@ export class CheckpointStore {
     this.#racy_window_ms = options.racy_window_ms;
     this.#objects = new ObjectStore(this.#layout);
     this.#trees = new TreeReader(this.#objects);
+    this.#watch = options.watch === true ? new FolderWatch(this.work_dir) : undefined;
+  }
+
+  /** The folders watched now (0 without `watch`, before the second checkpoint, or off Linux). */
+  get watched_folders(): number {
+    return this.#watch?.watched ?? 0;
+  }
+
+  /** Stops watching the work folder (see `watch`); the store still works, by full walks. */
+  close(): void {
+    this.#watch?.close();
   }
 
   /** The exclude rules in force. */
@@ -184,22 +156,29 @@ export class CheckpointStore {
     if (this.#index !== undefined && this.#index.identity !== index_identity(this.#layout.index)) {
       this.#index = undefined;
       this.#objects.forget();
+      this.#watch?.reset();
     }
     return lock;
   }
 
-  #scan(signal: AbortSignal | undefined): Promise<ScanResult> {
+  /** A scan of the work folder; `full`: every folder read, whatever the watch knows. */
+  async #scan(signal: AbortSignal | undefined, full = false): Promise<ScanResult> {
     this.#index ??= load_index(this.#layout.index);
-    return scan_work_dir({
+    const index = this.#index;
+    const hints = await this.#watch?.begin(index.dirs.keys(), full);
+    const scan = await scan_work_dir({
       work_dir: this.work_dir,
       rules: this.#rules,
       max_file_bytes: this.#max_file_bytes,
-      index: this.#index,
+      index,
       objects: this.#objects,
       trees: this.#trees,
       racy_window_ms: this.#racy_window_ms,
+      ...(hints === undefined ? {} : { hints }),
       signal,
     });
+    if (hints !== undefined) this.#scan_hints.set(scan, hints);
+    return scan;
   }
 
   #commit(
@@ -232,6 +211,8 @@ export class CheckpointStore {
   #save_index(scan: ScanResult): void {
     const previous = this.#index;
     this.#index = scan.index;
+    const hints = this.#scan_hints.get(scan);
+    if (hints !== undefined) this.#watch?.end(hints, scan.index.dirs, scan.excluded);
     if (!scan.index_changed) return;
     try {
       save_index(this.#layout.index, this.#layout.tmp, scan.index, previous ?? new FileIndex());
@@ -306,7 +287,8 @@ export class CheckpointStore {
     try {
       const target = this.get(id);
       const expected = options.expected === undefined ? undefined : this.get(options.expected);
-      const scan = await this.#scan(options.signal);
+      // a restore compares with what is there now: every folder read, whatever the watch knows
+      const scan = await this.#scan(options.signal, true);
       const foreign = new Set<string>(options.foreign_paths ?? []);
       if (expected !== undefined) {
         for (const difference of diff_trees(this.#trees, expected.tree, scan.tree))
@@ -342,7 +324,7 @@ export class CheckpointStore {
       ];
       const failed = new Set(skipped.map((s) => s.path));
       const after_started = performance.now();
-      const after = this.#commit(await this.#scan(options.signal), after_started, {
+      const after = this.#commit(await this.#scan(options.signal, true), after_started, {
         ...meta,
         kind: 'after_rewind',
       });
@@ -422,6 +404,7 @@ export class CheckpointStore {
       this.#index = undefined;
       this.#objects.forget();
       this.#trees.forget();
+      this.#watch?.reset();
       this.#prepared = false;
     } finally {
       lock.release();

@@ -1,18 +1,21 @@
-import {
-  closeSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-  type Stats,
-} from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { CheckpointError, system_code, throw_if_aborted } from './errors.js';
-import { ALWAYS_EXCLUDED, CACHEDIR_TAG_SIGNATURE, type ExcludeRules } from './exclude_rules.js';
+import { ALWAYS_EXCLUDED, type ExcludeRules } from './exclude_rules.js';
 import { type DirIndex, FileIndex, NUMS_PER_ENTRY } from './file_index.js';
 import { hash_of, type ObjectStore } from './object_store.js';
-import { type EntryKind, serialize_tree, type TreeEntry, type TreeReader } from './tree.js';
+import {
+  type Builder,
+  is_cache_dir,
+  keep,
+  materialize,
+  type Pending,
+  push,
+  same_in_tree,
+  same_stat,
+  totals_of,
+} from './scan_builder.js';
+import { serialize_tree, type TreeEntry, type TreeReader } from './tree.js';
 
 /**
  * A file whose ctime or mtime is this close to the start of a scan may change again within the same
@@ -44,7 +47,24 @@ export interface ScanOptions {
   readonly trees: TreeReader;
   /** How long after a change a file's stat is not trusted; default `RACY_WINDOW_MS`. */
   readonly racy_window_ms?: number;
+  /** What is known of the folders since the previous scan (`FolderWatch`); none: read them all. */
+  readonly hints?: FolderHints;
   readonly signal?: AbortSignal;
+}
+
+/**
+ * What a scan may skip: a folder whose entries are known to be as the index has them (no file
+ * notification came from it since the previous scan) is not listed, and its files' stats are not
+ * read; its subfolders are still visited. Every folder's ctime is reported, and a folder whose
+ * ctime moved is read whatever the hints say.
+ */
+export interface FolderHints {
+  /** True when folder `rel` (ctime `ctime_ms` now) has the entries the index has. */
+  unchanged(rel: string, ctime_ms: number): boolean;
+  /** Folder `rel` was seen with this ctime. */
+  seen(rel: string, ctime_ms: number): void;
+  /** Paths the previous scan found excluded (a kept folder's are still there). */
+  readonly excluded: readonly string[];
 }
 
 /** What a scan found and stored. */
@@ -71,140 +91,6 @@ export interface ScanResult {
 }
 
 /**
- * A folder being scanned: its new entries, built as parallel arrays like `DirIndex`. While every
- * entry so far is the previous index's, unchanged and in place, nothing is copied: the arrays
- * stay null and `count` says how many of the previous entries were met (most folders of most
- * checkpoints end that way, and keep their previous `DirIndex`).
- */
-interface Builder {
-  readonly rel: string;
-  readonly prev: DirIndex | undefined;
-  names: string[] | null;
-  kinds: EntryKind[];
-  nums: number[];
-  refs: string[];
-  /** Entries of `prev` met in place while the arrays are null. */
-  count: number;
-  /** Subfolders by entry position. */
-  readonly children: Map<number, Builder>;
-  /** Every entry is the previous index's, unchanged (known at the end of the walk). */
-  same: boolean;
-  result: DirIndex | undefined;
-}
-
-/** Gives `dir` its own arrays: the first `count` entries of the previous index, copied. */
-function materialize(dir: Builder): asserts dir is Builder & { names: string[] } {
-  if (dir.names !== null) return;
-  const prev = dir.prev;
-  const count = dir.count;
-  dir.names = prev === undefined ? [] : prev.names.slice(0, count);
-  dir.kinds = prev === undefined ? [] : (prev.kinds.slice(0, count).split('') as EntryKind[]);
-  dir.nums = prev === undefined ? [] : prev.nums.slice(0, count * NUMS_PER_ENTRY);
-  dir.refs = prev === undefined ? [] : prev.refs.slice(0, count);
-}
-
-/** Files, bytes and not-kept entries of a folder kept as it was, counted once. */
-const TOTALS = new WeakMap<DirIndex, { files: number; bytes: number; not_kept: number }>();
-
-function totals_of(dir: DirIndex): { files: number; bytes: number; not_kept: number } {
-  let totals = TOTALS.get(dir);
-  if (totals === undefined) {
-    totals = { files: 0, bytes: 0, not_kept: 0 };
-    for (let i = 0; i < dir.names.length; i++) {
-      const kind = dir.kinds[i];
-      if (kind === 'f') {
-        totals.files++;
-        totals.bytes += dir.nums[i * NUMS_PER_ENTRY]!;
-      } else if (kind === 'x') {
-        totals.not_kept++;
-      }
-    }
-    TOTALS.set(dir, totals);
-  }
-  return totals;
-}
-
-interface Pending {
-  readonly dir: Builder;
-  readonly at: number;
-  readonly path: string;
-  readonly size: number;
-}
-
-function is_cache_dir(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(`${path}/CACHEDIR.TAG`, 'r');
-    const head = Buffer.alloc(CACHEDIR_TAG_SIGNATURE.length);
-    readSync(fd, head, 0, head.length, 0);
-    return head.toString('latin1') === CACHEDIR_TAG_SIGNATURE;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Appends an entry; returns its position. */
-function push(
-  dir: Builder,
-  name: string,
-  kind: EntryKind,
-  stat: Stats,
-  racy: boolean,
-  ref: string,
-): number {
-  materialize(dir);
-  dir.names.push(name);
-  dir.kinds.push(kind);
-  const size = kind === 'f' || kind === 'x' ? stat.size : 0;
-  const mode = kind === 'l' ? 0 : stat.mode & 0o7777;
-  // a folder's own times say nothing a checkpoint needs: keeping them would dirty the index
-  if (kind === 'd') dir.nums.push(0, 0, 0, 0, mode, 0);
-  else dir.nums.push(size, stat.mtimeMs, stat.ctimeMs, stat.ino, mode, racy ? 1 : 0);
-  dir.refs.push(ref);
-  return dir.names.length - 1;
-}
-
-/** Keeps entry `j` of the previous index unchanged (copied only once the folder differs). */
-function keep(dir: Builder, prev: DirIndex, j: number): void {
-  if (dir.names === null && j === dir.count) {
-    dir.count++;
-    return;
-  }
-  materialize(dir);
-  dir.names.push(prev.names[j]!);
-  dir.kinds.push(prev.kinds[j] as EntryKind);
-  const base = j * NUMS_PER_ENTRY;
-  for (let k = 0; k < NUMS_PER_ENTRY; k++) dir.nums.push(prev.nums[base + k]!);
-  dir.refs.push(prev.refs[j]!);
-}
-
-/** True when entry `j` of `prev` has this stat and is not racy. */
-function same_stat(prev: DirIndex, j: number, stat: Stats): boolean {
-  const n = prev.nums;
-  const base = j * NUMS_PER_ENTRY;
-  return (
-    n[base + 5] === 0 &&
-    n[base] === stat.size &&
-    n[base + 1] === stat.mtimeMs &&
-    n[base + 2] === stat.ctimeMs &&
-    n[base + 3] === stat.ino &&
-    n[base + 4] === (stat.mode & 0o7777)
-  );
-}
-
-/** True when entry `i` of `dir` is what the tree of `prev` had at `j` (kind, mode, size, ref). */
-function same_in_tree(dir: Builder, i: number, prev: DirIndex, j: number): boolean {
-  return (
-    dir.kinds[i] === prev.kinds[j] &&
-    dir.refs[i] === prev.refs[j] &&
-    dir.nums[i * NUMS_PER_ENTRY] === prev.nums[j * NUMS_PER_ENTRY] &&
-    dir.nums[i * NUMS_PER_ENTRY + 4] === prev.nums[j * NUMS_PER_ENTRY + 4]
-  );
-}
-
-/**
  * Records the work folder in the store: a stat walk that reuses the index for every entry whose
  * stat is unchanged, then reads, hashes and stores only the other files, then writes the tree of
  * each folder that changed. Symbolic links are recorded, never followed; sockets, FIFOs and devices
@@ -228,109 +114,162 @@ export async function scan_work_dir(options: ScanOptions): Promise<ScanResult> {
   const excluded: string[] = [];
   let seen = 0;
 
+  const hints = options.hints;
+  // the excluded paths of a folder kept as it was, by folder
+  const kept_excluded = new Map<string, string[]>();
+  for (const path of hints?.excluded ?? []) {
+    const slash = path.lastIndexOf('/');
+    const parent = slash === -1 ? '' : path.slice(0, slash);
+    const list = kept_excluded.get(parent);
+    if (list === undefined) kept_excluded.set(parent, [path]);
+    else list.push(path);
+  }
+
+  const new_builder = (rel: string): Builder => ({
+    rel,
+    prev: index.dirs.get(rel),
+    names: null,
+    kinds: [],
+    nums: [],
+    refs: [],
+    count: 0,
+    children: new Map(),
+    same: false,
+    result: undefined,
+  });
+
+  /** Folder `rel` as the hints say it is: its entries from the index, subfolders visited. */
+  const walk_kept = (rel: string, path: string, prev: DirIndex): Builder => {
+    const dir = new_builder(rel);
+    for (const excluded_path of kept_excluded.get(rel) ?? []) {
+      if (excluded.length < EXCLUDED_REPORT_LIMIT) excluded.push(excluded_path);
+    }
+    for (let j = 0; j < prev.names.length; j++) {
+      if (++seen % 1024 === 0) throw_if_aborted(signal, 'the checkpoint');
+      // a racy file's stat is read again, as in a full walk
+      if (prev.kinds[j] === 'd' || prev.nums[j * NUMS_PER_ENTRY + 5] !== 0) {
+        visit(dir, prev.names[j]!, j, path);
+      } else {
+        keep(dir, prev, j);
+      }
+    }
+    return finish(dir);
+  };
+
   const walk = (rel: string, path: string, names: string[]): Builder => {
     names.sort();
-    const prev = index.dirs.get(rel);
-    const prev_names = prev?.names ?? [];
-    const dir: Builder = {
-      rel,
-      prev,
-      names: null,
-      kinds: [],
-      nums: [],
-      refs: [],
-      count: 0,
-      children: new Map(),
-      same: false,
-      result: undefined,
-    };
+    const dir = new_builder(rel);
+    const prev_names = dir.prev?.names ?? [];
     let j = 0;
     for (const name of names) {
       if (++seen % 1024 === 0) throw_if_aborted(signal, 'the checkpoint');
       // both lists are sorted: walk the previous one alongside
       while (j < prev_names.length && prev_names[j]! < name) j++;
-      const old = j < prev_names.length && prev_names[j] === name ? j : -1;
-      const child_rel = rel === '' ? name : `${rel}/${name}`;
-      const child_path = `${path}/${name}`;
-      const stat = lstatSync(child_path, { throwIfNoEntry: false });
-      if (stat === undefined) continue;
-      const is_dir = stat.isDirectory();
-      if (rules.is_excluded(child_rel, name, is_dir)) {
-        if (excluded.length < EXCLUDED_REPORT_LIMIT && !ALWAYS_EXCLUDED.includes(name)) {
-          excluded.push(child_rel);
-        }
-        continue;
-      }
-      // a timestamp with a fraction of a second says the file system keeps fine ones
-      const limit =
-        stat.mtimeMs % 1000 === 0 && stat.ctimeMs % 1000 === 0 ? coarse_limit : fine_limit;
-      const racy = stat.ctimeMs >= limit || stat.mtimeMs >= limit;
-      const old_kind = old === -1 ? undefined : prev!.kinds[old];
-      if (is_dir) {
-        let child_names: string[];
-        try {
-          child_names = readdirSync(child_path);
-        } catch (error) {
-          if (system_code(error) === 'ENOENT') continue;
-          push(dir, name, 'x', stat, false, '');
-          continue;
-        }
-        if (rules.cache_tags && child_names.includes('CACHEDIR.TAG') && is_cache_dir(child_path)) {
-          if (excluded.length < EXCLUDED_REPORT_LIMIT) excluded.push(child_rel);
-          continue;
-        }
-        const child = walk(child_rel, child_path, child_names);
-        // the ref is the child's tree, known once the trees are built
-        const in_place =
-          dir.names === null &&
-          old === dir.count &&
-          old_kind === 'd' &&
-          prev!.nums[old * NUMS_PER_ENTRY + 4] === (stat.mode & 0o7777);
-        if (in_place) dir.children.set(dir.count++, child);
-        else dir.children.set(push(dir, name, 'd', stat, false, ''), child);
-      } else if (stat.isSymbolicLink()) {
-        if (old_kind === 'l' && same_stat(prev!, old, stat)) {
-          keep(dir, prev!, old);
-          continue;
-        }
-        let target: string;
-        try {
-          target = readlinkSync(child_path);
-        } catch {
-          continue;
-        }
-        push(dir, name, 'l', stat, racy, target);
-      } else if (stat.isFile()) {
-        if ((old_kind === 'f' || old_kind === 'x') && same_stat(prev!, old, stat)) {
-          keep(dir, prev!, old);
-        } else if (stat.size > max_file_bytes) {
-          push(dir, name, 'x', stat, racy, '');
-        } else {
-          pending.push({
-            dir,
-            at: push(dir, name, 'f', stat, racy, ''),
-            path: child_path,
-            size: stat.size,
-          });
-        }
-      }
+      visit(dir, name, j < prev_names.length && prev_names[j] === name ? j : -1, path);
     }
+    return finish(dir);
+  };
+
+  const finish = (dir: Builder): Builder => {
     // in place to the end, and nothing of the previous listing gone
-    dir.same = dir.names === null && prev !== undefined && dir.count === prev_names.length;
+    dir.same = dir.names === null && dir.prev !== undefined && dir.count === dir.prev.names.length;
     if (!dir.same) materialize(dir);
     post_order.push(dir);
     return dir;
   };
 
-  let root_names: string[];
-  try {
-    root_names = readdirSync(work_dir);
-  } catch (error) {
-    throw new CheckpointError('no_work_dir', `cannot list ${work_dir}: ${system_code(error)}`, {
-      cause: error,
-    });
-  }
-  const root = walk('', work_dir, root_names);
+  /** Entry `name` of `dir` (at `path`), entry `old` of the previous index or -1. */
+  const visit = (dir: Builder, name: string, old: number, path: string): void => {
+    const prev = dir.prev;
+    const rel = dir.rel;
+    const child_rel = rel === '' ? name : `${rel}/${name}`;
+    const child_path = `${path}/${name}`;
+    const stat = lstatSync(child_path, { throwIfNoEntry: false });
+    if (stat === undefined) return;
+    const is_dir = stat.isDirectory();
+    if (rules.is_excluded(child_rel, name, is_dir)) {
+      if (excluded.length < EXCLUDED_REPORT_LIMIT && !ALWAYS_EXCLUDED.includes(name)) {
+        excluded.push(child_rel);
+      }
+      return;
+    }
+    // a timestamp with a fraction of a second says the file system keeps fine ones
+    const limit =
+      stat.mtimeMs % 1000 === 0 && stat.ctimeMs % 1000 === 0 ? coarse_limit : fine_limit;
+    const racy = stat.ctimeMs >= limit || stat.mtimeMs >= limit;
+    const old_kind = old === -1 ? undefined : prev!.kinds[old];
+    if (is_dir) {
+      hints?.seen(child_rel, stat.ctimeMs);
+      const child_prev = index.dirs.get(child_rel);
+      let child: Builder;
+      if (child_prev !== undefined && hints?.unchanged(child_rel, stat.ctimeMs) === true) {
+        child = walk_kept(child_rel, child_path, child_prev);
+      } else {
+        let child_names: string[];
+        try {
+          child_names = readdirSync(child_path);
+        } catch (error) {
+          if (system_code(error) === 'ENOENT') return;
+          push(dir, name, 'x', stat, false, '');
+          return;
+        }
+        if (rules.cache_tags && child_names.includes('CACHEDIR.TAG') && is_cache_dir(child_path)) {
+          if (excluded.length < EXCLUDED_REPORT_LIMIT) excluded.push(child_rel);
+          return;
+        }
+        child = walk(child_rel, child_path, child_names);
+      }
+      // the ref is the child's tree, known once the trees are built
+      const in_place =
+        dir.names === null &&
+        old === dir.count &&
+        old_kind === 'd' &&
+        prev!.nums[old * NUMS_PER_ENTRY + 4] === (stat.mode & 0o7777);
+      if (in_place) dir.children.set(dir.count++, child);
+      else dir.children.set(push(dir, name, 'd', stat, false, ''), child);
+    } else if (stat.isSymbolicLink()) {
+      if (old_kind === 'l' && same_stat(prev!, old, stat)) {
+        keep(dir, prev!, old);
+        return;
+      }
+      let target: string;
+      try {
+        target = readlinkSync(child_path);
+      } catch {
+        return;
+      }
+      push(dir, name, 'l', stat, racy, target);
+    } else if (stat.isFile()) {
+      if ((old_kind === 'f' || old_kind === 'x') && same_stat(prev!, old, stat)) {
+        keep(dir, prev!, old);
+      } else if (stat.size > max_file_bytes) {
+        push(dir, name, 'x', stat, racy, '');
+      } else {
+        pending.push({
+          dir,
+          at: push(dir, name, 'f', stat, racy, ''),
+          path: child_path,
+          size: stat.size,
+        });
+      }
+    }
+  };
+
+  const list_root = (): string[] => {
+    try {
+      return readdirSync(work_dir);
+    } catch (error) {
+      throw new CheckpointError('no_work_dir', `cannot list ${work_dir}: ${system_code(error)}`, {
+        cause: error,
+      });
+    }
+  };
+  hints?.seen('', root_stat.ctimeMs);
+  const root_prev = index.dirs.get('');
+  const root =
+    root_prev !== undefined && hints?.unchanged('', root_stat.ctimeMs) === true
+      ? walk_kept('', work_dir, root_prev)
+      : walk('', work_dir, list_root());
 
   let hashed_files = 0;
   let hashed_bytes = 0;

@@ -91,4 +91,9 @@ export class AgentCheckpoints {
   async settled(): Promise<void> {
     await this.#pruning;
   }
+
+  /** Stops the store's watch of the work dir (the store still works). */
+  close(): void {
+    this.#store?.close();
+  }
 }

@@ -26,6 +26,7 @@ export function checkpoint_store_of(config: AgentConfig): CheckpointStore | null
     exclude: [...settings.exclude, ...session_dir_pattern(config)],
     default_excludes: settings.default_excludes,
     max_file_bytes: Math.round(settings.max_file_mb * 1024 * 1024),
+    watch: settings.watch,
   });
 }
 

@@ -33,6 +33,12 @@ export const CHECKPOINTS_OBJECT_SCHEMA = z.object({
     .describe(
       'Leave out dependency and cache folders (node_modules, .venv, __pycache__, folders with a CACHEDIR.TAG…); reinstalling brings them back.',
     ),
+  watch: z
+    .boolean()
+    .default(true)
+    .describe(
+      'In a long session (the TUI, chat, serve), learn which folders changed from file notifications (Linux), so a checkpoint reads only those; false: walk the whole work dir every time.',
+    ),
   tools: z
     .array(z.string().min(1))
     .default([])
