@@ -139,16 +139,15 @@ describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () 
     }
   }, 60_000);
 
-  // C21 is NOT fixed, and this test is skipped until it is: when the terminal narrows below a
-  // line of the live region (the status line, with its cost), the terminal re-wraps the old frame
-  // into more rows than ink erases, and the row left over shows as one more blank line. Whether a
-  // given run shows it depends on the timing of the resizes, so it can neither pass nor be marked
-  // as failing reliably.
-  it.skip('keeps one blank line between the transcript and the prompt through resizes (C21)', async () => {
+  // C21: when the terminal narrows below a line of the live region (the status line, with its
+  // cost), a terminal that re-wraps its lines (tmux here, as most do) puts the old frame on more
+  // rows than it has lines; the TUI erases those rows, so no row is left over as a blank line.
+  // (`env -i` drops tmux's own TMUX variable: it is given back, as a shell in tmux has it.)
+  it('keeps one blank line between the transcript and the prompt through resizes (C21)', async () => {
     const terminal = new TmuxTerminal();
     try {
       server.enqueue({ text: 'First answer line.' });
-      const code_file = await start(terminal, ['tui', 'hello']);
+      const code_file = await start(terminal, ['tui', 'hello'], { TMUX: '/tmp/tmux-e2e,1,0' });
       await terminal.wait_for((text) => text.includes('First answer line.'), 'the answer');
       const gap = (screen: string) => {
         const lines = screen.split('\n');
@@ -159,7 +158,7 @@ describe.skipIf(TMUX.skip)(`the TUI keeps its small promises${TMUX.reason}`, () 
       const before = gap(
         await terminal.wait_for((text) => text.includes('ask anything'), 'the prompt'),
       );
-      for (const columns of [80, 90, 100]) {
+      for (const columns of [80, 60, 90, 50, 100]) {
         await terminal.resize(columns, 30);
         await new Promise((resolve) => setTimeout(resolve, 300));
       }

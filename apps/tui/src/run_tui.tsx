@@ -17,6 +17,7 @@ import { SCREEN_OPTIONS } from './screen_options.js';
 import { initial_state } from './state.js';
 import { create_store } from './store.js';
 import { attach_terminal, type KeySource } from './terminal_input.js';
+import { terminal_reflows } from './terminal_reflows.js';
 
 type TtyOut = NodeJS.WriteStream;
 type TtyIn = NodeJS.ReadStream;
@@ -105,6 +106,9 @@ export async function run_tui(options: RunTuiOptions): Promise<number> {
       stdout: frame_writes(stdout),
       stdin,
       ...SCREEN_OPTIONS,
+      // where the terminal re-wraps lines on narrowing, the last frame is erased as it now lies
+      // (an option of the ink patch, `patches/ink@6.8.0.patch`)
+      ...{ reflowingTerminal: terminal_reflows(process.env) },
       patchConsole: true,
       onRender: () => {
         on_next_frame?.();
