@@ -70,6 +70,19 @@ describe('prices', () => {
     expect(add_cost(1, null)).toBeNull();
   });
 
+  it('asks the catalog once for a model it has no price for, every time for one it has', () => {
+    const asked: string[] = [];
+    const book = new PriceBook({}, (_usage, provider_id, model) => {
+      asked.push(`${provider_id}/${model}`);
+      return model === 'known' ? 1 : null;
+    });
+    for (let call = 0; call < 3; call++) {
+      expect(book.cost(USAGE, 'openai_compat', 'local-model')).toBeNull();
+      expect(book.cost(USAGE, 'openai_compat', 'known')).toBe(1);
+    }
+    expect(asked).toEqual(['openai/local-model', 'openai/known', 'openai/known', 'openai/known']);
+  });
+
   it('takes the config prices over the catalog, by provider/model or model', async () => {
     const book = await load_price_book({
       'anthropic/claude-sonnet-4-5': { input: 1, output: 1 },

@@ -22,6 +22,11 @@ export type CatalogPrice = (usage: Usage, provider_id: string, model: string) =>
 export class PriceBook {
   readonly #overrides: Readonly<Record<string, ModelPrice>>;
   readonly #catalog: CatalogPrice | undefined;
+  /**
+   * `<provider id>/<model>` the catalog has no price for (a local model, a custom one): looked up
+   * once, not on every call (a catalog search costs some 0.2 ms while the process is young).
+   */
+  readonly #unknown = new Set<string>();
 
   constructor(overrides: Readonly<Record<string, ModelPrice>>, catalog?: CatalogPrice) {
     this.#overrides = overrides;
@@ -37,8 +42,12 @@ export class PriceBook {
     if (price !== undefined) return cost_at(usage, price);
     const provider_id = provider === undefined ? undefined : CATALOG_PROVIDERS[provider];
     if (provider_id === undefined || this.#catalog === undefined) return null;
+    const key = `${provider_id}/${model}`;
+    if (this.#unknown.has(key)) return null;
     try {
-      return this.#catalog(usage, provider_id, model);
+      const dollars = this.#catalog(usage, provider_id, model);
+      if (dollars === null) this.#unknown.add(key);
+      return dollars;
     } catch {
       return null;
     }

@@ -184,7 +184,10 @@ export async function post_json(
         raw.destroy();
         reject(outcome.error);
       };
-      const broke = (error: unknown) => end({ error: failure(error, true) });
+      // a body read to its end still closes: only a close before the end is an error to make
+      const broke = (error: unknown) => {
+        if (!over) end({ error: failure(error, true) });
+      };
       source
         .on('data', (chunk: Uint8Array) => {
           if (over) return;
@@ -208,7 +211,9 @@ export async function post_json(
         .on('end', () => end(undefined))
         .on('error', broke)
         // destroyed without an error: the connection closed before the end
-        .on('close', () => broke(new Error('Premature close')));
+        .on('close', () => {
+          if (!over) broke(new Error('Premature close'));
+        });
       // it broke before the first read: nothing more will be emitted
       if (source.destroyed) broke(source.errored ?? new Error('Premature close'));
     });
