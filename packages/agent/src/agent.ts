@@ -1,6 +1,6 @@
 import type { CheckpointStore } from '@lich/checkpoints';
 import type { AgentListener } from '@lich/core';
-import { AgentEmitter, type CompressResult, compress_messages, type Message } from '@lich/core';
+import { AgentEmitter, type CompressResult, type Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { Sandbox, ToolExecutor, type ToolRegistry } from '@lich/tools';
 import { attach_agent_mentions } from './agent_mentions.js';
@@ -10,6 +10,7 @@ import { type Prepared, prepare_runs } from './agent_prepare.js';
 import { run_agent } from './agent_run.js';
 import { AgentCheckpoints } from './checkpoints/agent_checkpoints.js';
 import { CHECKPOINT_HOOK } from './checkpoints/checkpoint_hook.js';
+import { compact_history } from './compact_history.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import type { BudgetLedger } from './cost/budget_ledger.js';
 import { MemoryBudgetLedger } from './cost/budget_ledger.js';
@@ -36,7 +37,6 @@ import type { SkillCatalog } from './skills/skill_types.js';
 import { skills_command } from './skills/skills_command.js';
 import { agent_registry } from './toolbox/agent_registry.js';
 import { ALLOWANCE_HOOK } from './toolbox/allowance_hook.js';
-import { carry_todos } from './toolbox/todo_list.js';
 import { config_for_trust, held_warning } from './trust/config_for_trust.js';
 
 export type { AgentOptions, AgentRunOptions, AgentRunResult } from './agent_options.js';
@@ -337,20 +337,10 @@ export class Agent {
     history: readonly Message[],
     options: { model?: string; signal?: AbortSignal } = {},
   ): Promise<CompressResult> {
-    if (await this.hooks.has('PreCompact')) {
-      await this.hooks.run(
-        'PreCompact',
-        { trigger: 'manual', custom_instructions: '' },
-        {
-          session: { handle: null, session_id: 'compact' },
-          match: ['manual'],
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        },
-      );
-    }
-    return compress_messages(history, this.#chats.chat_for(options.model), {
+    return compact_history(history, {
+      hooks: this.hooks,
+      chat: () => this.#chats.chat_for(options.model),
       keep_recent: this.config.compression.keep_recent,
-      carry: carry_todos,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
   }
