@@ -1,15 +1,6 @@
-import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import type {
-  HostEvent,
-  HostEventPayloads,
-  PermissionOption,
-  SessionHost,
-  SessionHostErrorCode,
-  SessionInfo,
-  Subscription,
-} from '@lich/agent';
+import type { SessionHost, SessionInfo } from '@lich/agent';
 import type { Tool } from '@lich/tools';
+import { acp_error, error_text, is_host_error } from './acp_error.js';
 import {
   ACP_PROTOCOL_VERSION,
   type AcpAgentHandlers,
@@ -24,11 +15,11 @@ import {
   type NewSessionResponse,
   type SessionUpdate,
 } from './acp_sdk.js';
+import { AcpSession, type TurnEnd } from './acp_session.js';
 import { client_tools } from './client_tools.js';
 import { replay_history } from './history_replay.js';
 import { type HostFactory, HostPool } from './host_pool.js';
 import { acp_mcp_catalog } from './mcp_servers.js';
-import { permission_answer, permission_request } from './permissions.js';
 import { DEFAULT_MAX_IMAGE_BYTES, prompt_images } from './prompt_images.js';
 import { prompt_input, slash_command } from './prompt_input.js';
 import {
@@ -39,7 +30,8 @@ import {
   session_modes,
 } from './session_options.js';
 import { acp_stop_reason } from './stop_reason.js';
-import { SessionUpdateMapper, text_block } from './update_mapping.js';
+import { text_block } from './update_mapping.js';
+import { work_dir_of } from './work_dir_of.js';
 
 /** How `lich acp` serves its sessions. */
 export interface AcpAgentOptions {
@@ -55,59 +47,6 @@ export interface AcpAgentOptions {
   on_log?: (text: string) => void;
   /** The largest picture a prompt takes, decoded; default `DEFAULT_MAX_IMAGE_BYTES` (20 MiB). */
   max_image_bytes?: number;
-}
-
-type TurnEnd = HostEventPayloads['turn.completed'];
-
-/** Ended turns kept per session for a prompt that has not started waiting yet. */
-const FINISHED_KEPT = 32;
-
-/** One ACP session served by this connection. */
-interface LiveSession {
-  id: string;
-  host: SessionHost;
-  work_dir: string;
-  mapper: SessionUpdateMapper;
-  subscription: Subscription | undefined;
-  /** Updates go out one after the other, in event order. */
-  chain: Promise<void>;
-  /** Turns that ended before anyone waited for them. */
-  finished: Map<string, TurnEnd>;
-  waiters: Map<string, (end: TurnEnd) => void>;
-  /** Permission requests sent to the client and not yet answered. */
-  asking: Map<string, AbortController>;
-  /** Tool calls the editor was told of (their `tool_call` sent), and who waits for that. */
-  announced: Map<string, { sent: boolean; wake: (() => void)[] }>;
-}
-
-/** How long a client request of a tool call waits for the call's announcement at most. */
-const ANNOUNCE_WAIT_MS = 2_000;
-
-function error_text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * True for a `SessionHostError`, by the same check as its `is_instance`. Written here so this
- * package loads nothing of `@lich/agent` at run time: the CLI runs it beside its own bundled copy
- * of the agent.
- */
-function is_host_error(value: unknown): value is Error & { code: SessionHostErrorCode } {
-  return (
-    value instanceof Error &&
-    value.name === 'SessionHostError' &&
-    typeof (value as { code?: unknown }).code === 'string'
-  );
-}
-
-/** A host refusal as an ACP error. */
-function acp_error(error: unknown, session_id?: string): Error {
-  if (is_host_error(error)) {
-    if (error.code === 'unknown_session') return acp_errors.session_not_found(session_id ?? '');
-    if (error.code === 'invalid_argument') return acp_errors.invalid_params(error.message);
-    return acp_errors.internal(error.message);
-  }
-  return acp_errors.internal(error_text(error));
 }
 
 /**
@@ -126,12 +65,15 @@ function acp_error(error: unknown, session_id?: string): Error {
  * - a prompt starting with `/name` where `name` is a host command runs the command and answers
  *   its output as the agent's message;
  * - `shutdown` shuts every host down; never rejects.
+ *
+ * Each session's event flow to the editor is an `AcpSession`; host refusals become ACP errors
+ * in `acp_error`.
  */
 export class AcpAgent implements AcpAgentHandlers {
   readonly #peer: AcpClientPeer;
   readonly #options: AcpAgentOptions;
   readonly #pool: HostPool;
-  readonly #sessions = new Map<string, LiveSession>();
+  readonly #sessions = new Map<string, AcpSession>();
   #capabilities: ClientCapabilities = {};
   #tools: readonly Tool<never>[] = [];
 
@@ -153,7 +95,8 @@ export class AcpAgent implements AcpAgentHandlers {
       peer: this.#peer,
       capabilities: this.#capabilities,
       client_terminal: this.#options.client_terminal === true,
-      announced: (session_id, tool_call_id) => this.#announced(session_id, tool_call_id),
+      announced: (session_id, tool_call_id) =>
+        this.#sessions.get(session_id)?.announced(tool_call_id) ?? Promise.resolve(),
       on_terminal: (session_id, tool_call_id, terminal_id) => {
         this.#sessions.get(session_id)?.mapper.note_terminal(tool_call_id);
         return this.#enqueue_update(session_id, {
@@ -176,23 +119,8 @@ export class AcpAgent implements AcpAgentHandlers {
     };
   }
 
-  #work_dir(cwd: string): string {
-    if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
-      throw acp_errors.invalid_params(`cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
-    }
-    // a folder that is not there is the editor's mistake, said to it (not an internal error)
-    let is_folder: boolean;
-    try {
-      is_folder = statSync(cwd).isDirectory();
-    } catch {
-      throw acp_errors.invalid_params(`cwd ${cwd} does not exist`);
-    }
-    if (!is_folder) throw acp_errors.invalid_params(`cwd ${cwd} is not a folder`);
-    return cwd;
-  }
-
   async #host(cwd: string, servers: readonly McpServer[] | undefined): Promise<SessionHost> {
-    const work_dir = this.#work_dir(cwd);
+    const work_dir = work_dir_of(cwd);
     const { catalog, warnings } = acp_mcp_catalog(servers ?? []);
     for (const warning of warnings) this.#log(warning);
     try {
@@ -202,41 +130,24 @@ export class AcpAgent implements AcpAgentHandlers {
     }
   }
 
-  #require(session_id: string): LiveSession {
+  #require(session_id: string): AcpSession {
     const session = this.#sessions.get(session_id);
     if (session === undefined) throw acp_errors.session_not_found(session_id);
     return session;
   }
 
-  async #attach(host: SessionHost, info: SessionInfo): Promise<LiveSession> {
+  async #attach(host: SessionHost, info: SessionInfo): Promise<AcpSession> {
     const known = this.#sessions.get(info.session_id);
     if (known !== undefined) return known;
-    const session: LiveSession = {
-      id: info.session_id,
-      host,
-      work_dir: info.work_dir,
-      mapper: new SessionUpdateMapper(info.work_dir, {
-        mode: info.approval_mode,
-        title: info.title,
-      }),
-      subscription: undefined,
-      chain: Promise.resolve(),
-      finished: new Map(),
-      waiters: new Map(),
-      asking: new Map(),
-      announced: new Map(),
-    };
+    const session = new AcpSession(host, info, {
+      peer: this.#peer,
+      log: (text) => this.#log(text),
+    });
     this.#sessions.set(session.id, session);
     try {
-      session.subscription = await host.subscribe(
-        session.id,
-        (event) => {
-          session.chain = session.chain
-            .then(() => this.#on_event(session, event))
-            .catch((error) => this.#log(`session ${session.id}: ${error_text(error)}`));
-        },
-        { can_approve: true },
-      );
+      session.subscription = await host.subscribe(session.id, (event) => session.receive(event), {
+        can_approve: true,
+      });
     } catch (error) {
       this.#sessions.delete(session.id);
       throw acp_error(error, session.id);
@@ -244,154 +155,12 @@ export class AcpAgent implements AcpAgentHandlers {
     return session;
   }
 
-  async #send(session: LiveSession, update: SessionUpdate): Promise<void> {
-    try {
-      await this.#peer.update({ sessionId: session.id, update });
-    } catch (error) {
-      this.#log(`session/update for ${session.id} not delivered: ${error_text(error)}`);
-    }
-    if (update.sessionUpdate === 'tool_call') this.#mark_announced(session, update.toolCallId);
-    else if (
-      update.sessionUpdate === 'tool_call_update' &&
-      (update.status === 'completed' || update.status === 'failed')
-    ) {
-      session.announced.delete(update.toolCallId);
-    }
-  }
-
-  #mark_announced(session: LiveSession, tool_call_id: string): void {
-    const entry = session.announced.get(tool_call_id);
-    if (entry === undefined) {
-      session.announced.set(tool_call_id, { sent: true, wake: [] });
-      return;
-    }
-    entry.sent = true;
-    for (const wake of entry.wake.splice(0)) wake();
-  }
-
-  /** Resolves once `tool_call_id`'s `tool_call` went to the editor (or after a short wait). */
-  #announced(session_id: string, tool_call_id: string): Promise<void> {
-    const session = this.#sessions.get(session_id);
-    if (session === undefined) return Promise.resolve();
-    let entry = session.announced.get(tool_call_id);
-    if (entry?.sent === true) return Promise.resolve();
-    if (entry === undefined) {
-      entry = { sent: false, wake: [] };
-      session.announced.set(tool_call_id, entry);
-    }
-    const waiting = entry;
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ANNOUNCE_WAIT_MS);
-      waiting.wake.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  /** Sends `update` after every update already queued for the session. */
+  /** Sends `update` after every update already queued for the session (none: nothing). */
   #enqueue_update(session_id: string, update: SessionUpdate): Promise<void> {
-    const session = this.#sessions.get(session_id);
-    if (session === undefined) return Promise.resolve();
-    const sent = session.chain.then(() => this.#send(session, update));
-    session.chain = sent;
-    return sent;
+    return this.#sessions.get(session_id)?.enqueue(update) ?? Promise.resolve();
   }
 
-  async #on_event(session: LiveSession, event: HostEvent): Promise<void> {
-    for (const update of session.mapper.map(event)) await this.#send(session, update);
-    switch (event.type) {
-      case 'permission.request':
-        // answered outside the chain: later events (an abort) must not wait for the person
-        void this.#ask(session, event.payload);
-        break;
-      case 'permission.resolved':
-        session.asking.get(event.payload.request_id)?.abort();
-        break;
-      case 'turn.completed': {
-        const waiter = session.waiters.get(event.payload.turn_id);
-        if (waiter !== undefined) {
-          waiter(event.payload);
-          break;
-        }
-        // a turn may end before its prompt waits for it; turns no prompt waits for (a host-started
-        // follow-up) are kept only a while
-        session.finished.set(event.payload.turn_id, event.payload);
-        if (session.finished.size > FINISHED_KEPT) {
-          const oldest = session.finished.keys().next().value;
-          if (oldest !== undefined) session.finished.delete(oldest);
-        }
-        break;
-      }
-      case 'error':
-        this.#log(`session ${session.id}: ${event.payload.message}`);
-        break;
-      default:
-        break;
-    }
-  }
-
-  async #ask(
-    session: LiveSession,
-    request: HostEventPayloads['permission.request'],
-  ): Promise<void> {
-    const controller = new AbortController();
-    session.asking.set(request.request_id, controller);
-    const display = session.mapper.tool_display(request.tool_call_id, request.tool, request.args);
-    let answer: PermissionOption = 'reject_once';
-    try {
-      const response = await this.#peer.request_permission(
-        permission_request(session.id, request, display, session.work_dir),
-        controller.signal,
-      );
-      answer = permission_answer(response, request.options);
-    } catch (error) {
-      if (!controller.signal.aborted) {
-        this.#log(`permission request ${request.request_id} failed: ${error_text(error)}`);
-      }
-    } finally {
-      session.asking.delete(request.request_id);
-    }
-    await session.host
-      .respond_permission(request.request_id, answer)
-      .catch((error) => this.#log(`permission answer not taken: ${error_text(error)}`));
-  }
-
-  #turn_end(session: LiveSession, turn_id: string): Promise<TurnEnd> {
-    const done = session.finished.get(turn_id);
-    if (done !== undefined) {
-      session.finished.delete(turn_id);
-      return Promise.resolve(done);
-    }
-    return new Promise((resolve) => {
-      session.waiters.set(turn_id, (end) => {
-        session.waiters.delete(turn_id);
-        resolve(end);
-      });
-    });
-  }
-
-  /** Tells the client the session's slash commands, once its id is known to the client. */
-  #announce(session: LiveSession): void {
-    const commands = session.host.commands(session.id).map((command) => ({
-      name: command.name,
-      description: command.description,
-      input: command.argument_hint === undefined ? null : { hint: command.argument_hint },
-    }));
-    // a macrotask later, so the response that names the session goes out first
-    const after_response = new Promise<void>((resolve) => setImmediate(resolve));
-    const sent = session.chain
-      .then(() => after_response)
-      .then(() =>
-        this.#send(session, {
-          sessionUpdate: 'available_commands_update',
-          availableCommands: commands,
-        }),
-      );
-    session.chain = sent;
-  }
-
-  #session_state(session: LiveSession, info: SessionInfo): LoadSessionResponse {
+  #session_state(session: AcpSession, info: SessionInfo): LoadSessionResponse {
     return {
       modes: session_modes(info),
       configOptions: session_config_options(info, session.host.models()),
@@ -410,7 +179,7 @@ export class AcpAgent implements AcpAgentHandlers {
       throw acp_error(error);
     }
     const session = await this.#attach(host, info);
-    this.#announce(session);
+    session.announce_commands();
     return { sessionId: session.id, ...this.#session_state(session, info) };
   }
 
@@ -418,7 +187,7 @@ export class AcpAgent implements AcpAgentHandlers {
     session_id: string,
     cwd: string,
     servers: readonly McpServer[] | undefined,
-  ): Promise<{ session: LiveSession; info: SessionInfo }> {
+  ): Promise<{ session: AcpSession; info: SessionInfo }> {
     const live = this.#sessions.get(session_id);
     if (live !== undefined) {
       return {
@@ -449,7 +218,7 @@ export class AcpAgent implements AcpAgentHandlers {
     for (const update of replay_history(history, session.work_dir)) {
       await this.#enqueue_update(session.id, update);
     }
-    this.#announce(session);
+    session.announce_commands();
     return this.#session_state(session, info);
   }
 
@@ -458,7 +227,7 @@ export class AcpAgent implements AcpAgentHandlers {
     _context: AcpRequestContext,
   ): Promise<LoadSessionResponse> {
     const { session, info } = await this.#open(params.sessionId, params.cwd, params.mcpServers);
-    this.#announce(session);
+    session.announce_commands();
     return this.#session_state(session, info);
   }
 
@@ -491,17 +260,9 @@ export class AcpAgent implements AcpAgentHandlers {
     if (session === undefined) throw acp_errors.session_not_found(params.sessionId);
     this.#sessions.delete(session.id);
     session.subscription?.unsubscribe();
-    for (const controller of session.asking.values()) controller.abort();
+    session.cancel_questions();
     await session.host.close(session.id).catch((error) => this.#log(error_text(error)));
-    for (const waiter of session.waiters.values()) {
-      waiter({
-        turn_id: '',
-        stop_reason: 'aborted',
-        usage: { input_tokens: 0, output_tokens: 0 },
-        final: null,
-        turns_used: 0,
-      });
-    }
+    session.end_waiters();
     return {};
   }
 
@@ -544,7 +305,7 @@ export class AcpAgent implements AcpAgentHandlers {
     context.signal.addEventListener('abort', abort, { once: true });
     let end: TurnEnd;
     try {
-      end = await this.#turn_end(session, ticket.turn_id);
+      end = await session.turn_end(ticket.turn_id);
     } finally {
       context.signal.removeEventListener('abort', abort);
     }
@@ -556,7 +317,7 @@ export class AcpAgent implements AcpAgentHandlers {
   async cancel(params: { sessionId: string }): Promise<void> {
     const session = this.#sessions.get(params.sessionId);
     if (session === undefined) return;
-    for (const controller of session.asking.values()) controller.abort();
+    session.cancel_questions();
     await session.host.abort(session.id).catch((error) => this.#log(error_text(error)));
   }
 
@@ -608,7 +369,7 @@ export class AcpAgent implements AcpAgentHandlers {
   async shutdown(): Promise<void> {
     for (const session of this.#sessions.values()) {
       session.subscription?.unsubscribe();
-      for (const controller of session.asking.values()) controller.abort();
+      session.cancel_questions();
     }
     this.#sessions.clear();
     await this.#pool.shutdown();

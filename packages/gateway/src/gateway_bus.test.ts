@@ -85,7 +85,8 @@ describe('GatewayBus: order and concurrency', () => {
     expect(host.live.size).toBe(2); // over the cap while the slow one runs
     release();
     await adapter.until(() => adapter.texts('test:slow').length === 1);
-    await adapter.until(() => host.live.size === 1);
+    // the idle one is closed when its pump ends, which may be after the adapter's last event
+    await vi.waitFor(() => expect(host.live.size).toBe(1));
   });
 
   it('drops a redelivered message, and lets it in again after the TTL', async () => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Plugin } from './plugin.js';
 import { sandbox_of } from './sandbox/sandbox.js';
 import { child_env, env_passthrough_of } from './shell/env.js';
-import { type ProcessOutcome, run_process } from './shell/process_tree.js';
+import { type ProcessOutcome, run_process } from './shell/run_process.js';
 import { basename, nested_scripts, split_commands, strip_prefix } from './shell/shell_commands.js';
 import { stdin_scripts } from './shell/shell_expand.js';
 import { parse_shell } from './shell/shell_words.js';

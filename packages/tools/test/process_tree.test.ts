@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collect_tree, list_processes, run_process } from '../src/shell/process_tree.js';
+import { collect_tree, list_processes } from '../src/shell/process_list.js';
+import { run_process } from '../src/shell/run_process.js';
 import { printed_pids, process_gone, process_state, wait_for } from './proc_helpers.js';
 
 const has_proc = process_state(process.pid) !== undefined;

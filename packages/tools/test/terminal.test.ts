@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolExecutor } from '../src/executor.js';
 import { ToolRegistry } from '../src/registry.js';
-import { collect_tree, is_zombie, list_processes } from '../src/shell/process_tree.js';
+import { collect_tree, is_zombie, list_processes } from '../src/shell/process_list.js';
 import { terminal_tool } from '../src/shell/terminal.js';
 import { printed_pids, process_gone, wait_for } from './proc_helpers.js';
 

@@ -9,7 +9,7 @@ import {
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { collect_tree } from '../shell/process_tree.js';
+import { collect_tree } from '../shell/process_list.js';
 import { type DeniedPath, deny_read_paths } from './deny_read.js';
 import { audit_git_files, git_protection } from './git_protect.js';
 import { LIMIT_POLL_MS, make_process_limit, type ProcessLimit } from './process_limit.js';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { ProcessInfo } from './process_tree.js';
+import type { ProcessInfo } from './process_list.js';
 
 /**
  * The environment variable every command a tool starts carries, with a value unique to that run.

@@ -5,7 +5,7 @@ import { type Sandbox, type SandboxUsed, sandbox_of } from '../sandbox/sandbox.j
 import { socket_entry_path } from '../sandbox/unix_sockets.js';
 import { child_env_of, env_passthrough_of, mentioned_names } from './env.js';
 import { check_hardline } from './hardline.js';
-import { type ProcessOutcome, run_process } from './process_tree.js';
+import { type ProcessOutcome, run_process } from './run_process.js';
 
 /** The time limit of one `terminal` call; a call may ask for less, never for more. */
 export const TERMINAL_TIMEOUT_MS = 300_000;
