@@ -72,5 +72,6 @@ export interface GeminiErrorDetail {
   message?: string;
   /** `INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`, `PERMISSION_DENIED`… */
   status?: string;
-  details?: { reason?: string }[];
+  /** `ErrorInfo` (`reason`), `RetryInfo` (`retryDelay`, a protobuf duration such as `"37s"`)… */
+  details?: { '@type'?: string; reason?: string; retryDelay?: string }[];
 }

@@ -2,10 +2,18 @@ import { one_line } from '@lich/core';
 import type { ErrorBodyInfo } from '@lich/providers';
 import type { GeminiErrorDetail } from './gemini_api.js';
 
+/** A protobuf duration in JSON (`"37s"`, `"0.5s"`) in milliseconds; undefined when it is not one. */
+function duration_ms(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+  return match === null ? undefined : Math.ceil(Number(match[1]) * 1000);
+}
+
 /**
  * Reads a Gemini error body, `{ error: { code, message, status, details } }`: the message, and as
  * code the `status` (`RESOURCE_EXHAUSTED`, `INVALID_ARGUMENT`…), or the reason of its details
- * when it names one (`API_KEY_INVALID`). Never throws; `undefined` when the body is not one.
+ * when it names one (`API_KEY_INVALID`); the wait a `RetryInfo` detail asks for (a quota's 429
+ * says it there, not in a header). Never throws; `undefined` when the body is not one.
  */
 export function read_gemini_error(body: unknown): ErrorBodyInfo | undefined {
   const detail = (
@@ -21,5 +29,10 @@ export function read_gemini_error(body: unknown): ErrorBodyInfo | undefined {
   }
   const code = reason ?? detail.status;
   if (typeof code === 'string' && code !== '') info.code = code;
+  const retry = Array.isArray(detail.details)
+    ? detail.details.find((entry) => entry?.['@type']?.endsWith('google.rpc.RetryInfo') === true)
+    : undefined;
+  const wait = duration_ms(retry?.retryDelay);
+  if (wait !== undefined) info.retry_after_ms = wait;
   return info;
 }

@@ -174,6 +174,27 @@ describe('create_gemini_provider: the Gemini mapping (the rest is the contract s
       code: 'RESOURCE_EXHAUSTED',
       retryable: true,
     });
+    // a quota's 429 says how long to wait in a RetryInfo detail, not in a header
+    gemini.server.enqueue({
+      kind: 'status',
+      status: 429,
+      body: {
+        error: {
+          code: 429,
+          message: 'You exceeded your current quota.',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [
+            { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [] },
+            { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37.5s' },
+          ],
+        },
+      },
+    });
+    expect((await gemini.failure()).error).toMatchObject({
+      status: 429,
+      retryable: true,
+      retry_after_ms: 37_500,
+    });
     gemini.server.enqueue({ kind: 'status', status: 400, message: 'Invalid value at contents' });
     expect((await gemini.failure()).error).toMatchObject({
       status: 400,

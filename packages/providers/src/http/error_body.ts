@@ -5,6 +5,8 @@ import type { HeaderLookup } from './response_headers.js';
 export interface ErrorBodyInfo {
   message?: string;
   code?: string;
+  /** When the body says how long to wait (Gemini's `RetryInfo`); a header says it first. */
+  retry_after_ms?: number;
 }
 
 /**

@@ -257,7 +257,7 @@ export async function post_json(
       provider_message: info?.message ?? (raw.statusMessage || undefined),
       code: info?.code,
       request_id,
-      retry_after_ms: parse_retry_after(headers),
+      retry_after_ms: parse_retry_after(headers) ?? info?.retry_after_ms,
       retryable: parse_should_retry(headers),
     });
   }
