@@ -1,4 +1,5 @@
 import { config_checks, endpoint_url, type ProviderConfig } from '@lich/providers';
+import { find_aws_region } from './aws_region.js';
 import { bedrock_cache_support, type CachePointPlan } from './bedrock_cache_points.js';
 import type { AwsCredentials } from './sign_sigv4.js';
 
@@ -7,7 +8,8 @@ export const BEDROCK_KIND = 'bedrock';
 
 /**
  * The settings of `ProviderConfig.options` this provider understands. All are optional.
- * - `region`: the AWS region (default `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`);
+ * - `region`: the AWS region (default `AWS_REGION`, else `AWS_DEFAULT_REGION`, else the `region` of
+ *   the profile in `~/.aws/config`, else `us-east-1`);
  * - `stream` (default `true`): `false` calls `/converse` for one JSON answer;
  * - `credentials`: `{ access_key_id, secret_access_key, session_token? }`, instead of the
  *   standard AWS places (the environment, then the shared credentials file);
@@ -42,7 +44,8 @@ export interface BedrockSettings {
 }
 
 /**
- * Reads a `ProviderConfig` into settings. Reads `process.env` for the region; does no I/O.
+ * Reads a `ProviderConfig` into settings. Reads `process.env` for the region, and the AWS config
+ * file when neither the options nor the environment name one; no other I/O.
  *
  * Contract: throws a `ProviderError` of kind `config` for a base URL that is no URL or an option
  * of the wrong type (a region that is not letters, digits and dashes among them), naming the
@@ -61,7 +64,13 @@ export function read_bedrock_settings(
   ) {
     throw check.fail('options.region must be a region name, e.g. us-east-1');
   }
-  const region = options.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+  const found = options.region
+    ? { region: options.region, from: 'options.region' }
+    : find_aws_region(env);
+  if (!/^[a-z0-9-]+$/.test(found.region)) {
+    throw check.fail(`the region from ${found.from} must be a region name, e.g. us-east-1`);
+  }
+  const region = found.region;
   check.boolean('stream', options.stream);
   check.object('credentials', options.credentials, '{ access_key_id, secret_access_key }');
   check.object('additional_fields', options.additional_fields);
