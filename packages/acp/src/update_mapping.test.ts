@@ -26,6 +26,44 @@ const INFO: SessionInfo = {
 };
 
 describe('SessionUpdateMapper', () => {
+  it("shows what a task call's subagent does now, in that call's content", () => {
+    const mapper = new SessionUpdateMapper('/w');
+    mapper.map(
+      event('tool.start', {
+        turn_id: 't',
+        tool_call_id: 'task1',
+        name: 'task',
+        args: { description: 'find the bug', prompt: 'look' },
+      }),
+    );
+    const base = {
+      turn_id: 't',
+      tool_call_id: 'task1',
+      session_id: 'child',
+      parent_session_id: 's',
+    };
+    const shown = (update: unknown) =>
+      (update as { content: { content: { text: string } }[] }).content[0]?.content.text;
+    const reading = mapper.map(
+      event('subagent.activity', {
+        ...base,
+        tool: 'read_file',
+        args: { path: '/w/src/app.ts' },
+        tool_count: 1,
+      }),
+    );
+    expect(reading).toMatchObject([{ sessionUpdate: 'tool_call_update', toolCallId: 'task1' }]);
+    expect(shown(reading[0])).toMatch(/src\/app\.ts · 1 tool call so far$/);
+    const thinking = mapper.map(event('subagent.activity', { ...base, tool: null, tool_count: 2 }));
+    expect(shown(thinking[0])).toBe('thinking · 2 tool calls so far');
+    // a call the editor was never told of gets no update
+    expect(
+      mapper.map(
+        event('subagent.activity', { ...base, tool_call_id: 'unknown', tool: null, tool_count: 0 }),
+      ),
+    ).toEqual([]);
+  });
+
   it('sends a non-streamed answer and reasoning at message.completed, but never twice', () => {
     const mapper = new SessionUpdateMapper('/w');
     const completed = event('message.completed', {

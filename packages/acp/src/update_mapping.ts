@@ -25,7 +25,9 @@ function shown_output(text: string): string {
  * `tool.start` → `tool_call` (kind, title, locations, the diff of `edit_file`/`write_file`; a plan
  * tool also gives a `plan`; Lich's `todo_write` gives it with `todo.updated`), `tool.end` → `tool_call_update` (`completed` or `failed`, with the
  * output), `usage.update` → `usage_update` when the context size is known, `session.info` →
- * `current_mode_update` / `session_info_update` when the mode or title changed. Permission and
+ * `current_mode_update` / `session_info_update` when the mode or title changed,
+ * `subagent.activity` → a `tool_call_update` of the `task` call whose content says what its
+ * subagent does now (a subagent's own session is its own business). Permission and
  * turn events are the agent's business, not this mapper's.
  */
 export class SessionUpdateMapper {
@@ -150,6 +152,21 @@ export class SessionUpdateMapper {
             status: ok ? 'completed' : 'failed',
             content,
             rawOutput: raw_output,
+          },
+        ];
+      }
+      case 'subagent.activity': {
+        // what the subagent of a `task` call does now, as that call's content (replaced each time)
+        const { tool_call_id, tool, args, tool_count } = event.payload;
+        if (!this.#tools.has(tool_call_id)) return [];
+        const now =
+          tool === null ? 'thinking' : describe_tool_call(tool, args, this.#work_dir).title;
+        const calls = `${tool_count} tool call${tool_count === 1 ? '' : 's'}`;
+        return [
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: tool_call_id,
+            content: [{ type: 'content', content: text_block(`${now} · ${calls} so far`) }],
           },
         ];
       }

@@ -154,6 +154,55 @@ describe('lich acp on the real host, in process', () => {
     expect(updates.map((update) => update.sessionUpdate)).toContain('available_commands_update');
   });
 
+  it("a task call's content follows what its subagent does, then ends with the subagent's answer", async () => {
+    model = await start_openai_server({
+      script: [
+        {
+          tool_calls: [
+            {
+              id: 'call_task',
+              name: 'task',
+              arguments: { description: 'read the notes', prompt: 'Read notes.txt and report.' },
+            },
+          ],
+        },
+        // the subagent: reads, then answers
+        { tool_calls: [{ id: 'call_child', name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { text: 'The notes speak of an owl.' },
+        { text: 'An owl, at midnight.' },
+      ],
+    });
+    const client = connect();
+    await client.initialize({});
+    const session_id = await new_session(client);
+    const response = await client.agent.request('session/prompt', {
+      sessionId: session_id,
+      prompt: [{ type: 'text', text: 'Delegate it.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const task_updates = client
+      .updates_of(session_id)
+      .filter((update) => 'toolCallId' in update && update.toolCallId === 'call_task');
+    const shown = task_updates.flatMap((update) =>
+      update.sessionUpdate === 'tool_call_update' && update.status === undefined
+        ? (update.content ?? []).flatMap((item) =>
+            item.type === 'content' && item.content.type === 'text' ? [item.content.text] : [],
+          )
+        : [],
+    );
+    expect(shown).toEqual([
+      'thinking · 0 tool calls so far',
+      'Read notes.txt · 1 tool call so far',
+      'thinking · 1 tool call so far',
+    ]);
+    expect(task_updates.at(-1)).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(task_updates.at(-1))).toContain('The notes speak of an owl.');
+    // the subagent's own calls are not the parent's: the editor sees only the task call
+    expect(
+      client.updates_of(session_id).some((u) => 'toolCallId' in u && u.toolCallId === 'call_child'),
+    ).toBe(false);
+  });
+
   it('todo_write sends the task list as ACP plan updates; a refused list sends none', async () => {
     const todos = [
       { content: 'read the notes', status: 'completed' },
