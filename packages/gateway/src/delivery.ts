@@ -1,7 +1,7 @@
 import { type GatewayAdapter, type Settlement, target_of } from './adapter.js';
 import type { BudgetStopped } from './budget_notice.js';
 import { chunk_reply } from './chunk_reply.js';
-import type { GatewayLogEntry } from './gateway_log.js';
+import { type GatewayLogEntry, log_warning } from './gateway_log.js';
 import type { GatewayTexts } from './gateway_texts.js';
 import { type InboundMessage, sender_key } from './inbound_message.js';
 import type { TurnEnd } from './session_watch.js';
@@ -55,12 +55,23 @@ export class Delivery {
     const last = answered.at(-1);
     if (last === undefined) return;
     const failed = end.stop_reason === 'error';
-    if (failed) this.#warn(claim.conversation_key, 'the run failed', end.error ?? 'no message');
+    if (failed)
+      log_warning(
+        this.#options.log,
+        claim.conversation_key,
+        'the run failed',
+        end.error ?? 'no message',
+      );
     const over_budget = end.stop_reason === 'budget';
     // the sender gets one polite line; the owner reads which limit it was in the log, and in a
     // direct message once per budget window
     if (over_budget) {
-      this.#warn(claim.conversation_key, 'a budget stopped the run', end.budget ?? '');
+      log_warning(
+        this.#options.log,
+        claim.conversation_key,
+        'a budget stopped the run',
+        end.budget ?? '',
+      );
       this.#options.on_budget_stop?.({
         conversation_key: claim.conversation_key,
         sender: sender_key(last.message),
@@ -117,7 +128,12 @@ export class Delivery {
         if (attempt >= attempts) {
           // left unsent in the outbox: the next claim (or start) sends it
           this.#options.on_unsent?.(entry.target.conversation_key);
-          this.#warn(entry.target.conversation_key, `chunk ${entry.key} not sent`, error);
+          log_warning(
+            this.#options.log,
+            entry.target.conversation_key,
+            `chunk ${entry.key} not sent`,
+            error,
+          );
           return;
         }
         await sleep(delay);
@@ -137,10 +153,5 @@ export class Delivery {
     tick();
     const timer = setInterval(tick, every);
     return () => clearInterval(timer);
-  }
-
-  #warn(conversation_key: string, what: string, error: unknown): void {
-    const reason = error instanceof Error ? error.message : String(error);
-    this.#options.log({ level: 'warn', message: `${what}: ${reason}`, conversation_key });
   }
 }
