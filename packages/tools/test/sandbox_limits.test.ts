@@ -54,7 +54,8 @@ afterAll(async () => {
 describe_gated([sandbox_gate()], 'the process limit under bubblewrap (X7)', () => {
   it('stops a fork bomb that keeps the command busy, with a result that says so', async () => {
     const started = Date.now();
-    const result = await terminal(`${BOMB}; sleep 60; echo bomb-returned`, 40_000, {
+    // `&&`: a `sleep` the full process table could not start must not let the echo run either
+    const result = await terminal(`${BOMB}; sleep 60 && echo bomb-returned`, 40_000, {
       max_processes: 64,
     });
     expect(result.sandbox).toBe('bwrap');
