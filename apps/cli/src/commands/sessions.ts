@@ -19,7 +19,7 @@ import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { make_agent, report_no_provider } from '../make_agent.js';
 import { output_settings } from '../output_settings.js';
-import { format_dollars } from '../progress.js';
+import { format_dollars } from '../progress_output.js';
 import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
 
