@@ -249,6 +249,10 @@ export interface EventPayloads {
     cost_total_usd?: number | null;
     context_tokens?: number;
     context_window?: number;
+    /** Who answered the call, and how long it took, when known. */
+    provider?: string;
+    model?: string;
+    duration_ms?: number;
   };
   'provider.failover': TurnScoped & {
     kind: 'retry' | 'failover';

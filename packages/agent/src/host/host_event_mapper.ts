@@ -11,10 +11,10 @@ export interface TurnSink {
   /** A whole event; the receiver sends pending deltas first. */
   publish<K extends HostEventType>(type: K, payload: HostEventPayloads[K]): void;
   /**
-   * A model call's usage, once it ended, with who answered (for its price); the receiver
-   * publishes `usage.update`.
+   * A model call's usage, once it ended, with who answered (for its price) and how long it took;
+   * the receiver publishes `usage.update`.
    */
-  usage(usage: Usage | undefined, provider?: string, model?: string): void;
+  usage(usage: Usage | undefined, provider?: string, model?: string, duration_ms?: number): void;
 }
 
 /** Publishes `todo.updated` for a `todo_write` call that went through. */
@@ -48,7 +48,7 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
       return;
     case 'llm_end':
       sink.publish('message.completed', { turn_id, message: event.message });
-      sink.usage(event.usage, event.provider, event.model);
+      sink.usage(event.usage, event.provider, event.model, event.duration_ms);
       return;
     case 'tool_call_start':
       sink.publish('tool.start', {

@@ -97,6 +97,11 @@ export interface HostEventPayloads {
     /** Estimated tokens of the history now, and the configured window, when known. */
     context_tokens?: number;
     context_window?: number;
+    /** Who answered the call (after a failover, not the chain's first), when known. */
+    provider?: string;
+    model?: string;
+    /** How long the call took, when known. */
+    duration_ms?: number;
   };
   /** The provider router retried or moved to the next provider. */
   'provider.failover': TurnScoped & {

@@ -49,6 +49,8 @@ export interface LiveSessionInit {
   on_warning: (text: string) => void;
   /** Seed each run with at most this many messages of the history (`trim_history`). */
   history_limit?: number;
+  /** Each run may retry a stream cut mid-answer from the start (`SessionHostOptions`). */
+  restartable_stream?: boolean;
   /** Extra tool context of every run (the permission gate). */
   tool_context?: (session: LiveSession, turn_id: string) => Record<string, unknown>;
   /**
@@ -331,7 +333,7 @@ export class LiveSession {
       turn_id,
       delta: (kind, text) => this.#events.delta(kind, turn_id, text),
       publish: (type, payload) => this.publish(type, payload),
-      usage: (usage, provider, model) => {
+      usage: (usage, provider, model, duration_ms) => {
         turn_usage = add_usage(turn_usage, usage);
         this.usage_total = add_usage(this.usage_total, usage);
         // the run loaded the prices before its first model call
@@ -346,6 +348,9 @@ export class LiveSession {
           cost_total_usd: this.cost_total_usd,
           context_tokens: seen.context_tokens,
           context_window: this.agent.config.context_window,
+          ...(provider === undefined ? {} : { provider }),
+          ...(model === undefined ? {} : { model }),
+          ...(duration_ms === undefined ? {} : { duration_ms }),
         });
       },
     };
@@ -369,6 +374,7 @@ export class LiveSession {
         history: this.history,
         signal,
         session: this.handle ?? false,
+        ...(this.#init.restartable_stream === true ? { restartable_stream: true } : {}),
         ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
         ...(turn.budget_scopes === undefined ? {} : { budget_scopes: turn.budget_scopes }),
         on_event: (event) => {
