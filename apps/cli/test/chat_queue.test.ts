@@ -1,0 +1,138 @@
+/**
+ * `lich chat` over a SessionHost (#31): a message that comes while an answer is written is queued
+ * and sent after it, `/steer` puts text into the run in flight, a command waits for the answer,
+ * and `-v` names who answered each call.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { FakeServer } from '@lich/testkit';
+import { describe, expect, it } from 'vitest';
+import {
+  openai_env,
+  read_records,
+  request_body,
+  run_lich,
+  type Sandbox,
+  sandbox_and_server_each,
+  session_files,
+} from './helpers.js';
+
+let sandbox: Sandbox;
+let server: FakeServer;
+
+sandbox_and_server_each((made) => ({ sandbox, server } = made), { 'notes.txt': 'old notes\n' });
+
+/** Runs `lich chat` with stdin open: `first` is written at once, the rest once asked. */
+function chat(
+  args: string[],
+  first: string,
+  later: (child: ChildProcess) => void,
+): ReturnType<typeof run_lich> {
+  return run_lich(['chat', ...args], {
+    cwd: sandbox.work_dir,
+    env: openai_env(sandbox, server.base_url),
+    open_stdin: true,
+    on_spawn: (child) => {
+      child.stdin?.write(first);
+      later(child);
+    },
+  });
+}
+
+/** Once the server saw `count` requests, writes `text` to stdin and closes it. */
+function after_requests(count: number, text: string) {
+  return (child: ChildProcess) => {
+    server.wait_for_requests(count, { timeout_ms: 10_000 }).then(
+      () => child.stdin?.end(text),
+      () => child.kill('SIGKILL'),
+    );
+  };
+}
+
+const users = (index: number) =>
+  request_body(server, index)
+    .messages.filter((message) => message.role === 'user')
+    .map((message) => message.content);
+
+describe('lich chat on a SessionHost', () => {
+  it('queues a message typed while the answer is written, and sends it after', async () => {
+    server.enqueue(
+      { text: 'a slow first answer', chunk_chars: 2, chunk_delay_ms: 80 },
+      { text: 'the second answer' },
+    );
+    const result = await chat([], 'first\n', after_requests(1, 'second\n'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('a slow first answer\nthe second answer\n');
+    expect(result.stderr).toContain('queued: second (sent when the answer ends)');
+    expect(server.requests).toHaveLength(2);
+    const second = request_body(server, 1).messages.filter((message) => message.role !== 'system');
+    expect(second.map((message) => message.content)).toEqual([
+      'first',
+      'a slow first answer',
+      'second',
+    ]);
+    // both turns are recorded in the chat's one session
+    const files = await session_files(sandbox.work_dir);
+    expect(files).toHaveLength(1);
+    const records = await read_records(files[0] as string);
+    expect(records.filter((record) => record.type === 'run_end')).toHaveLength(2);
+  });
+
+  it('/steer puts text into the run in flight, before the model is asked again', async () => {
+    server.enqueue(
+      {
+        delay_ms: 800,
+        tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+      },
+      { text: 'Read them, and hi.' },
+    );
+    const result = await chat([], 'read the notes\n', after_requests(1, '/steer and say hi\n'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Read them, and hi.\n');
+    expect(result.stderr).toContain('steering: and say hi');
+    expect(server.requests).toHaveLength(2);
+    const second = request_body(server, 1).messages;
+    // after the tool's result, the steering text as the person's message
+    expect(second.at(-2)?.role).toBe('tool');
+    expect(second.at(-1)).toMatchObject({ role: 'user', content: 'and say hi' });
+  });
+
+  it('a slash command typed during the answer waits for it', async () => {
+    server.enqueue(
+      { text: 'slow answer', chunk_chars: 2, chunk_delay_ms: 80 },
+      { text: 'after the clear' },
+    );
+    const result = await chat([], 'first\n', after_requests(1, '/clear\nsecond\n'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('slow answer\nafter the clear\n');
+    expect(result.stderr).toContain('The conversation was cleared.');
+    expect(result.stderr).not.toContain('queued:');
+    // /clear ran after the first answer: the second message goes alone
+    expect(users(1)).toEqual(['second']);
+  });
+
+  it('-v names the provider and model of each call, with its time and tokens', async () => {
+    server.enqueue({ text: 'hello', usage: { input_tokens: 12, output_tokens: 3 } });
+    const result = await run_lich(['chat', '-v'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: 'hi\n',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('hello\n');
+    expect(result.stderr).toMatch(
+      /turn 1: openai_compat\/fake-model answered in \d+(\.\d)? m?s, 12 tokens in, 3 out/,
+    );
+  });
+
+  it('exits 1 when a turn failed, after going on with the next line', async () => {
+    server.enqueue({ kind: 'status', status: 400, message: 'bad request' }, { text: 'fine' });
+    const result = await run_lich(['chat'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: 'first\nsecond\n',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('fine\n');
+    expect(result.stderr).toMatch(/lich: .*bad request/);
+  });
+});
