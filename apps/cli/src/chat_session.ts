@@ -1,7 +1,7 @@
 import type { Agent, ApprovalMode, Approver, LocalSessionHost, SessionInfo } from '@lich/agent';
 import type { CommandContext } from './context.js';
-import { resumed_store, say_resumed } from './resumed_store.js';
-import { reading_session, resolve_session } from './session_ids.js';
+import { resumed_session, say_resumed } from './resumed_session.js';
+import { reading_session } from './session_ids.js';
 
 /** How a chat's host and session are opened. */
 export interface ChatHostOptions {
@@ -48,13 +48,12 @@ export async function open_chat_host(
     on_warning: (text: string) => context.warn(text),
   };
   if (options.resume !== undefined) {
-    const summary = await resolve_session(
-      agent.config.session_dir,
+    const { summary, store: storage } = await resumed_session(
+      context,
+      agent.config,
       options.resume,
       options.command,
-      context.io.cwd,
     );
-    const storage = await resumed_store(agent.config, summary);
     const host = create_session_host({
       ...base,
       storage,

@@ -1,5 +1,5 @@
 import type { HostEvent } from '@lich/agent';
-import { argument_hint, type ProgressOptions, ProgressOutput } from './progress_output.js';
+import { argument_hint, OutputView } from './progress_output.js';
 
 /**
  * Shows the turns of a `SessionHost` session as they happen, from its events, the way
@@ -8,8 +8,7 @@ import { argument_hint, type ProgressOptions, ProgressOutput } from './progress_
  * the reasoning when asked, compactions, and with `-v` a line per model call. Pending output is
  * written when a turn ends or a permission is asked. `listener` never throws.
  */
-export class HostProgressView {
-  readonly #output: ProgressOutput;
+export class HostProgressView extends OutputView {
   readonly #tool_args = new Map<string, unknown>();
   /** The model calls of the turn so far (the `-v` line numbers them). */
   #calls = 0;
@@ -19,10 +18,6 @@ export class HostProgressView {
   #sandbox: string | undefined;
   /** The answer of the last turn, once known. */
   answer: string | null = null;
-
-  constructor(options: ProgressOptions) {
-    this.#output = new ProgressOutput(options);
-  }
 
   /** Hears the session's events. */
   readonly listener = (event: HostEvent): void => {
@@ -34,7 +29,7 @@ export class HostProgressView {
   };
 
   #handle(event: HostEvent): void {
-    const output = this.#output;
+    const { output } = this;
     switch (event.type) {
       case 'session.info':
         if (event.payload.sandbox !== undefined) this.#sandbox = event.payload.sandbox;
@@ -116,18 +111,5 @@ export class HostProgressView {
       default:
         return;
     }
-  }
-
-  /** Stops the spinner and writes what is pending. Idempotent. */
-  stop(): void {
-    this.#output.stop();
-  }
-
-  /**
-   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
-   * on a line of its own. Idempotent.
-   */
-  finish_line(): void {
-    this.#output.finish_line();
   }
 }

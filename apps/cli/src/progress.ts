@@ -1,13 +1,5 @@
 import type { AgentEvent } from '@lich/core';
-import { argument_hint, type ProgressOptions, ProgressOutput } from './progress_output.js';
-
-export {
-  format_dollars,
-  format_duration,
-  type ProgressOptions,
-  REASONING_LABEL,
-  usage_text,
-} from './progress_output.js';
+import { argument_hint, OutputView } from './progress_output.js';
 
 /** One tool call as the `--json` document reports it. */
 export interface ToolCallSummary {
@@ -25,16 +17,11 @@ export interface ToolCallSummary {
  * (the answer on stdout, a spinner, tool lines and the reasoning on stderr), and collects the
  * tool calls and the answer for the `--json` document. `listener` never throws.
  */
-export class ProgressView {
-  readonly #output: ProgressOutput;
+export class ProgressView extends OutputView {
   readonly #tool_args = new Map<string, unknown>();
   readonly tool_calls: ToolCallSummary[] = [];
   /** The final answer's text, once known. */
   answer: string | null = null;
-
-  constructor(options: ProgressOptions) {
-    this.#output = new ProgressOutput(options);
-  }
 
   /** Hears the agent's events. */
   readonly listener = (event: AgentEvent): void => {
@@ -46,7 +33,7 @@ export class ProgressView {
   };
 
   #handle(event: AgentEvent): void {
-    const output = this.#output;
+    const { output } = this;
     const { err, quiet, price } = output.options;
     switch (event.type) {
       case 'llm_start':
@@ -136,18 +123,5 @@ export class ProgressView {
       default:
         return;
     }
-  }
-
-  /** Stops the spinner and writes what is pending. Idempotent. */
-  stop(): void {
-    this.#output.stop();
-  }
-
-  /**
-   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
-   * on a line of its own. Idempotent.
-   */
-  finish_line(): void {
-    this.#output.finish_line();
   }
 }

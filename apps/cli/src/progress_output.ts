@@ -318,3 +318,25 @@ export class ProgressOutput {
     this.#stdout_mid_line = false;
   }
 }
+
+/** A view of a run that writes through its own `ProgressOutput`: what stops it, and ends its line. */
+export abstract class OutputView {
+  protected readonly output: ProgressOutput;
+
+  constructor(options: ProgressOptions) {
+    this.output = new ProgressOutput(options);
+  }
+
+  /** Stops the spinner and writes what is pending. Idempotent. */
+  stop(): void {
+    this.output.stop();
+  }
+
+  /**
+   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
+   * on a line of its own. Idempotent.
+   */
+  finish_line(): void {
+    this.output.finish_line();
+  }
+}

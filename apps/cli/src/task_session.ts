@@ -2,8 +2,8 @@ import type { Agent } from '@lich/agent';
 import type { Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import type { CommandContext } from './context.js';
-import { resumed_store, say_resumed } from './resumed_store.js';
-import { reading_session, resolve_session } from './session_ids.js';
+import { resumed_session, say_resumed } from './resumed_session.js';
+import { reading_session } from './session_ids.js';
 
 /**
  * Opens the session a one-shot task (`lich "task"`, `lich sessions resume <id> "task"`) records
@@ -17,14 +17,13 @@ export async function open_task_session(
   options: { resume?: string; no_session: boolean; command: string },
 ): Promise<{ session: SessionHandle | null; history: Message[] }> {
   if (options.resume !== undefined) {
-    const summary = await resolve_session(
-      agent.config.session_dir,
+    const { summary, store } = await resumed_session(
+      context,
+      agent.config,
       options.resume,
       options.command,
-      context.io.cwd,
     );
     const { conversation_of } = await import('@lich/session');
-    const store = await resumed_store(agent.config, summary);
     const session = await reading_session(summary, () => store.open(summary.id));
     // pictures are kept by hash beside the transcript: read their bytes back
     const history = (await store.load_images(conversation_of(session.state))).filter(
