@@ -155,6 +155,10 @@ async function read_lines(
     interrupted = true;
     lines.close();
   });
+  // a line typed during an answer is handled without a prompt before it: it was typed already
+  const ready = () => {
+    if (interactive && pending.length === 0) lines.prompt();
+  };
   const next_line = async (): Promise<string | null> => {
     while (pending.length === 0) {
       if (input_ended) return null;
@@ -176,7 +180,7 @@ async function read_lines(
     if (raw === null) break;
     const trimmed = raw.trim();
     if (trimmed === '') {
-      if (interactive) lines.prompt();
+      ready();
       continue;
     }
     if (EXIT_WORDS.has(trimmed)) break;
@@ -195,7 +199,7 @@ async function read_lines(
     const command = await run_chat_command(trimmed, state);
     if (command.handled) {
       if (command.exit) break;
-      if (interactive) lines.prompt();
+      ready();
       continue;
     }
     running = true;
@@ -218,10 +222,8 @@ async function read_lines(
       continue;
     }
     // a blank line between the answer and the next prompt
-    if (interactive) {
-      stderr.write('\n');
-      lines.prompt();
-    }
+    if (interactive) stderr.write('\n');
+    ready();
   }
   lines.close();
   // leaving with Ctrl+C or Ctrl+D: the shell's prompt starts on a line of its own
