@@ -124,6 +124,42 @@ describe('lich chat on a SessionHost', () => {
     );
   });
 
+  it('ends with 143 on SIGTERM during an answer, sending nothing queued, quietly', async () => {
+    server.enqueue(
+      { text: 'a slow answer that takes its time', chunk_chars: 2, chunk_delay_ms: 100 },
+      { text: 'never' },
+    );
+    const result = await chat([], 'first\nsecond\n', (child) => {
+      server.wait_for_requests(1, { timeout_ms: 10_000 }).then(
+        () => setTimeout(() => child.kill('SIGTERM'), 300),
+        () => child.kill('SIGKILL'),
+      );
+    });
+    expect(result.code).toBe(143);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/aborted|Ctrl\+C/);
+  });
+
+  it('goes on with a session given by --resume, its history sent again', async () => {
+    server.enqueue({ text: 'one' }, { text: 'two' });
+    const first = await run_lich(['chat'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: 'remember pears\n',
+    });
+    expect(first.code).toBe(0);
+    const [file] = await session_files(sandbox.work_dir);
+    const result = await run_lich(['chat', '--resume', file as string], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: 'what did I say?\n',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/resumed session [0-9a-f]{8} \(2 messages\)/);
+    expect(users(1)).toEqual(['remember pears', 'what did I say?']);
+    expect(await session_files(sandbox.work_dir)).toHaveLength(1);
+  });
+
   it('exits 1 when a turn failed, after going on with the next line', async () => {
     server.enqueue({ kind: 'status', status: 400, message: 'bad request' }, { text: 'fine' });
     const result = await run_lich(['chat'], {
