@@ -1,4 +1,5 @@
 import { type AgentEvent, content_text, type Usage } from '@lich/core';
+import type { RouterEvent } from '@lich/providers';
 import { read_todos, TODO_TOOL } from '../toolbox/todo_list.js';
 import type { DeltaKind } from './delta_coalescer.js';
 import type { HostEventPayloads, HostEventType } from './session_host_types.js';
@@ -99,4 +100,34 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
     default:
       return;
   }
+}
+
+/**
+ * Maps an event of the provider router during a host run onto `provider.failover`: a retry of the
+ * same provider (`kind: 'retry'`), or a move to the next one of the chain. Never throws unless
+ * the sink does.
+ */
+export function map_router_event(event: RouterEvent, sink: TurnSink): void {
+  const { turn_id } = sink;
+  if (event.type === 'provider_retry') {
+    sink.publish('provider.failover', {
+      turn_id,
+      kind: 'retry',
+      provider: event.provider,
+      model: event.model,
+      attempt: event.attempt,
+      delay_ms: event.delay_ms,
+      reason: event.reason,
+    });
+    return;
+  }
+  sink.publish('provider.failover', {
+    turn_id,
+    kind: 'failover',
+    provider: event.from_provider,
+    model: event.from_model,
+    to_provider: event.to_provider,
+    to_model: event.to_model,
+    reason: event.reason,
+  });
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { add_usage, empty_usage, type ImagePart, type Message, type Usage } from '@lich/core';
-import type { RouterEvent } from '@lich/providers';
 import {
   is_retry_of,
   type LastRun,
@@ -11,7 +10,7 @@ import {
 import type { Agent } from '../agent.js';
 import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
-import { map_agent_event, type TurnSink } from './host_event_mapper.js';
+import { map_agent_event, map_router_event, type TurnSink } from './host_event_mapper.js';
 import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
@@ -385,7 +384,7 @@ export class LiveSession {
         ...((turn.model ?? this.model_spec) === undefined
           ? {}
           : { model: turn.model ?? this.model_spec }),
-        on_provider_event: (event) => this.#provider_event(turn_id, event),
+        on_provider_event: (event) => map_router_event(event, sink),
         on_warning: (text) => {
           this.#init.on_warning(text);
           this.publish('error', { turn_id, message: text, code: 'session_write' });
@@ -448,29 +447,5 @@ export class LiveSession {
   #take_steering(): Message[] {
     const texts = this.#steering.splice(0);
     return texts.map((content) => ({ role: 'user', content }));
-  }
-
-  #provider_event(turn_id: string, event: RouterEvent): void {
-    if (event.type === 'provider_retry') {
-      this.publish('provider.failover', {
-        turn_id,
-        kind: 'retry',
-        provider: event.provider,
-        model: event.model,
-        attempt: event.attempt,
-        delay_ms: event.delay_ms,
-        reason: event.reason,
-      });
-      return;
-    }
-    this.publish('provider.failover', {
-      turn_id,
-      kind: 'failover',
-      provider: event.from_provider,
-      model: event.from_model,
-      to_provider: event.to_provider,
-      to_model: event.to_model,
-      reason: event.reason,
-    });
   }
 }
