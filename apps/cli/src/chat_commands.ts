@@ -12,7 +12,7 @@ export interface ChatState {
 const LOCAL_COMMANDS: readonly CommandInfo[] = [
   {
     name: 'steer',
-    description: 'send text into the answer being written (alone: a message like any)',
+    description: 'send text into the answer being written (with none: a message like any)',
     argument_hint: '<text>',
   },
   { name: 'exit', description: 'leave the chat' },
@@ -28,7 +28,7 @@ export function steer_text(line: string): string | null {
   return match === null ? null : (match[1] ?? '').trim();
 }
 
-/** True for a line the chat sends to the model as it is (no slash command, not empty). */
+/** True for a line the chat sends to the model: not empty, no slash command (`//text` is `/text`). */
 export function is_message(line: string): boolean {
   return line !== '' && (!line.startsWith('/') || line.startsWith('//'));
 }
