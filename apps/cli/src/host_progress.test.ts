@@ -185,6 +185,47 @@ describe('HostProgressView', () => {
     );
   });
 
+  it('says what a budget said: a spending warning (not with -q), a stop, the turns run out', () => {
+    const shown: string[] = [];
+    for (const quiet of [false, true]) {
+      const stderr = sink(false);
+      const view = view_of(sink(false), stderr, { quiet });
+      view.listener(
+        event('budget.notice', {
+          turn_id,
+          kind: 'spending',
+          level: 'warning',
+          message: '80% of the session budget is spent',
+          scope: 'session',
+        }),
+      );
+      view.listener(
+        event('budget.notice', {
+          turn_id,
+          kind: 'turns',
+          level: 'stop',
+          message: 'used all 3 turns; asking for a final answer',
+          max_turns: 3,
+          grace: true,
+        }),
+      );
+      view.listener(
+        event('budget.notice', {
+          turn_id,
+          kind: 'spending',
+          level: 'stop',
+          message: 'the session budget is spent',
+        }),
+      );
+      view.stop();
+      shown.push(stderr.text);
+    }
+    expect(shown[0]).toBe(
+      '80% of the session budget is spent\nused all 3 turns; asking for a final answer\nstopped: the session budget is spent\n',
+    );
+    expect(shown[1]).toBe('stopped: the session budget is spent\n');
+  });
+
   it("notes a turn's own compaction, not the one /compact reports itself", () => {
     const stderr = sink(false);
     const view = view_of(sink(false), stderr);

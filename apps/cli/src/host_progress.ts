@@ -100,6 +100,17 @@ export class HostProgressView extends OutputView {
         if (this.#tools_running <= 0) output.call_started('thinking…');
         return;
       }
+      case 'budget.notice': {
+        const { payload } = event;
+        if (payload.kind === 'spending') {
+          output.budget_note(payload.level, payload.message);
+          return;
+        }
+        output.turns_note(payload.message);
+        // one more call, without tools, for a final answer
+        if (payload.grace === true) output.call_started('wrapping up…');
+        return;
+      }
       case 'compaction':
         // `/compact` says what it did itself; this is a turn's own compaction
         if (event.payload.turn_id !== '') output.compaction(event.payload);

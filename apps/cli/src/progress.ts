@@ -34,7 +34,7 @@ export class ProgressView extends OutputView {
 
   #handle(event: AgentEvent): void {
     const { output } = this;
-    const { err, quiet, price } = output.options;
+    const { price } = output.options;
     switch (event.type) {
       case 'llm_start':
         output.call_started(event.grace ? 'wrapping up…' : 'thinking…');
@@ -104,17 +104,11 @@ export class ProgressView extends OutputView {
         output.compaction(event);
         return;
       case 'budget':
-        output.clear_spinner();
-        if (quiet === true && event.level === 'warning') return;
-        output.err(err.yellow(`${event.level === 'stop' ? 'stopped: ' : ''}${event.message}\n`));
+        output.budget_note(event.level, event.message);
         return;
       case 'budget_exhausted':
-        output.clear_spinner();
-        if (quiet === true) return;
-        output.err(
-          err.yellow(
-            `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}\n`,
-          ),
+        output.turns_note(
+          `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}`,
         );
         return;
       case 'run_end':

@@ -283,6 +283,20 @@ export class ProgressOutput {
     );
   }
 
+  /** A spending limit's line: mostly used (`warning`, not with `quiet`) or reached (`stop`). */
+  budget_note(level: 'warning' | 'stop', message: string): void {
+    this.clear_spinner();
+    if (this.options.quiet === true && level === 'warning') return;
+    this.err(this.options.err.yellow(`${level === 'stop' ? 'stopped: ' : ''}${message}\n`));
+  }
+
+  /** The line saying the turns ran out (not with `quiet`). */
+  turns_note(message: string): void {
+    this.clear_spinner();
+    if (this.options.quiet === true) return;
+    this.err(this.options.err.yellow(`${message}\n`));
+  }
+
   /** The note of a compaction of the history (not with `quiet`). */
   compaction(outcome: {
     ok: boolean;

@@ -160,6 +160,22 @@ describe('lich chat on a SessionHost', () => {
     expect(await session_files(sandbox.work_dir)).toHaveLength(1);
   });
 
+  it('says when the turns ran out and a final answer is asked for, and fails without one', async () => {
+    server.enqueue(
+      { tool_calls: [{ name: 'list_dir', arguments: {} }] },
+      { tool_calls: [{ name: 'list_dir', arguments: {} }] },
+    );
+    const result = await run_lich(['chat', '--max-turns', '1'], {
+      cwd: sandbox.work_dir,
+      env: openai_env(sandbox, server.base_url),
+      input: 'look around\n',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/used the 1 turn allowed; asking for a final answer/);
+    expect(result.stderr).toMatch(/no answer within the 1 turn allowed/);
+  });
+
   it('exits 1 when a turn failed, after going on with the next line', async () => {
     server.enqueue({ kind: 'status', status: 400, message: 'bad request' }, { text: 'fine' });
     const result = await run_lich(['chat'], {

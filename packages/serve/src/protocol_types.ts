@@ -264,6 +264,14 @@ export interface EventPayloads {
     delay_ms?: number;
     reason: string;
   };
+  'budget.notice': TurnScoped & {
+    kind: 'spending' | 'turns';
+    level: 'warning' | 'stop';
+    message: string;
+    scope?: string;
+    max_turns?: number;
+    grace?: boolean;
+  };
   compaction: TurnScoped & {
     ok: boolean;
     before_count: number;

@@ -37,7 +37,8 @@ function parsed_args(raw: string, parsed: unknown): unknown {
 /**
  * Maps one loop event of a host run onto host events: `llm_delta` → `message.delta` /
  * `reasoning.delta`, `llm_end` → `message.completed` and `usage.update`, tool calls →
- * `tool.start` / `tool.end`, `steer` → `message.steered`, `compress_end` → `compaction`. The
+ * `tool.start` / `tool.end`, `steer` → `message.steered`, `budget` and `budget_exhausted` →
+ * `budget.notice`, `compress_end` → `compaction`. The
  * other loop events say nothing a surface needs (`turn.started` and `turn.completed` come from
  * the run itself). Never throws unless the sink does.
  */
@@ -87,6 +88,25 @@ export function map_agent_event(event: AgentEvent, sink: TurnSink): void {
       for (const message of event.messages) {
         sink.publish('message.steered', { turn_id, text: content_text(message.content) });
       }
+      return;
+    case 'budget':
+      sink.publish('budget.notice', {
+        turn_id,
+        kind: 'spending',
+        level: event.level,
+        message: event.message,
+        scope: event.scope,
+      });
+      return;
+    case 'budget_exhausted':
+      sink.publish('budget.notice', {
+        turn_id,
+        kind: 'turns',
+        level: 'stop',
+        message: `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}`,
+        max_turns: event.max_turns,
+        grace: event.grace,
+      });
       return;
     case 'compress_end':
       sink.publish('compaction', {

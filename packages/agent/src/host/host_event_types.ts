@@ -114,6 +114,22 @@ export interface HostEventPayloads {
     delay_ms?: number;
     reason: string;
   };
+  /**
+   * A budget spoke during the turn: a spending limit mostly used (`kind: 'spending'`, `level:
+   * 'warning'`) or reached (`'stop'`: the next model call was refused), or the turn budget used up
+   * while the model still called tools (`kind: 'turns'`, `'stop'`; `grace` when one more call
+   * without tools asks it for a final answer). `message` is one line for a person.
+   */
+  'budget.notice': TurnScoped & {
+    kind: 'spending' | 'turns';
+    level: 'warning' | 'stop';
+    message: string;
+    /** With `spending`: which limit (`session`, `day`, `sender`, `conversation`, `run`…). */
+    scope?: string;
+    /** With `turns`: the turns allowed, and whether the wrap-up call is made. */
+    max_turns?: number;
+    grace?: boolean;
+  };
   compaction: TurnScoped & {
     ok: boolean;
     before_count: number;
@@ -196,6 +212,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'permission.resolved',
   'usage.update',
   'provider.failover',
+  'budget.notice',
   'compaction',
   'checkpoint.created',
   'session.rewound',
