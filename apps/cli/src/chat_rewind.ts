@@ -1,5 +1,5 @@
 import { format_rewind_points, type RewindOutcome, type RewindScope } from '@lich/agent';
-import { type ChatState, chat_rewind, chat_rewind_points } from './chat_commands.js';
+import type { ChatState } from './chat_commands.js';
 
 /** Asks one line; resolves with the answer, or null when the question was given up. */
 export type AskText = (question: string) => Promise<string | null>;
@@ -14,7 +14,7 @@ const SCOPE_KEYS: Record<string, RewindScope> = { a: 'all', f: 'files', c: 'conv
  */
 export async function interactive_rewind(state: ChatState, ask: AskText): Promise<string | null> {
   try {
-    const points = await chat_rewind_points(state);
+    const points = await state.host.rewind_points(state.session_id);
     state.say(format_rewind_points(points));
     if (points.length === 0) return null;
     const number =
@@ -41,7 +41,10 @@ export async function interactive_rewind(state: ChatState, ask: AskText): Promis
       state.say('nothing was rewound');
       return null;
     }
-    let outcome: RewindOutcome = await chat_rewind(state, { prompt: point.prompt, scope });
+    let outcome: RewindOutcome = await state.host.rewind(state.session_id, {
+      prompt: point.prompt,
+      scope,
+    });
     if (outcome.status === 'conflicts') {
       state.say(outcome.summary);
       const answer = (
@@ -50,7 +53,7 @@ export async function interactive_rewind(state: ChatState, ask: AskText): Promis
         ?.trim()
         .toLowerCase();
       if (answer !== 'o' && answer !== 'k') return null;
-      outcome = await chat_rewind(state, {
+      outcome = await state.host.rewind(state.session_id, {
         prompt: point.prompt,
         scope,
         on_conflict: answer === 'o' ? 'overwrite' : 'keep',

@@ -9,6 +9,7 @@ import type { OutputSettings } from './output_settings.js';
 import { ProgressView } from './progress.js';
 import { type Pricer, RunReport } from './run_report.js';
 import { StreamJsonWriter } from './stream_json.js';
+import { unanswered } from './unanswered.js';
 
 /** How one task is run by `execute_task`. */
 export interface TaskOptions {
@@ -135,19 +136,12 @@ export async function execute_task(
       return { code: interrupt.exit_code, transcript: result.transcript };
     }
     if (!answered) {
-      if (outcome.stopped_reason === 'budget') {
-        context.warn(
-          `${report.budget_stop ?? 'a spending limit stopped the run'} (raise --max-budget-usd or budget in the config)`,
-        );
-        return { code: EXIT.FAILURE, transcript: result.transcript };
-      }
-      if (outcome.stopped_reason === 'max_turns') {
-        context.warn(
-          `the model gave no answer within ${turns_text(agent.config.max_turns)} (raise --max-turns)`,
-        );
-        return { code: EXIT.FAILURE, transcript: result.transcript };
-      }
-      context.warn('the model ended without an answer');
+      const note = unanswered(outcome.stopped_reason, {
+        budget: report.budget_stop ?? undefined,
+        max_turns: agent.config.max_turns,
+      });
+      context.warn(note.warning);
+      if (note.failed) return { code: EXIT.FAILURE, transcript: result.transcript };
     }
     return { code: EXIT.OK, transcript: result.transcript };
   } catch (error) {
@@ -172,11 +166,6 @@ export async function execute_task(
     interrupt.dispose();
     view.stop();
   }
-}
-
-/** `the 1 turn allowed`, `the 5 turns allowed`. */
-function turns_text(count: number): string {
-  return `the ${count} turn${count === 1 ? '' : 's'} allowed`;
 }
 
 /** The approver with the progress spinner stopped while it asks. */

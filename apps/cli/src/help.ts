@@ -127,11 +127,13 @@ config error, 130 aborted, 143 terminated.`;
 
 const CHAT = `Usage: lich chat [options]
 
-A conversation, one line per message, over one session: the history is kept across turns.
-Slash commands: /help, /clear, /model [provider/model], /compact, /rewind (pick a prompt to go
-back to; /rewind <n> [--files|--chat] [--dry-run], /rewind --redo), /exit or /quit (an unknown one
-is an error; //text sends /text). Ctrl+C aborts the answer being written (through a pipe it ends
-the chat). Works over a pipe.
+A conversation, one line per message, over one session: the history is kept across turns. A
+message typed while an answer is written is queued and sent after it; /steer <text> puts text
+into the answer being written. Slash commands: /help, /clear, /model [provider/model], /compact,
+/rewind (pick a prompt to go back to; /rewind <n> [--files|--chat] [--dry-run], /rewind --redo),
+/steer <text>, /exit or /quit (an unknown one is an error; //text sends /text). Ctrl+C aborts the
+answer being written and puts queued messages back at the prompt (through a pipe it ends the
+chat). Works over a pipe.
 
 Options:
   --resume <id>         continue a recorded session (its short id, full id, path, or a prefix)

@@ -6,9 +6,17 @@ import type { CommandContext } from './context.js';
  */
 export async function open_interactive(context: CommandContext): Promise<number> {
   if (context.io.stdout.isTTY === true && context.io.env.LICH_NO_TUI !== '1') {
-    const { command_tui } = await import('./commands/tui.js');
-    return command_tui(context);
+    return open_tui(context);
   }
   const { command_chat } = await import('./commands/chat.js');
   return command_chat(context);
+}
+
+/**
+ * The TUI (`lich tui`) with `context.argv` as its arguments: what another command opens on a
+ * terminal (`lich sessions resume` without a task), so commands never import each other.
+ */
+export async function open_tui(context: CommandContext): Promise<number> {
+  const { command_tui } = await import('./commands/tui.js');
+  return command_tui(context);
 }

@@ -7,7 +7,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, make_sandbox, openai_env, run_lich, type Sandbox } from './helpers.js';
+import {
+  BIN,
+  make_sandbox,
+  openai_env,
+  read_records,
+  run_lich,
+  type Sandbox,
+  session_files,
+} from './helpers.js';
 
 let sandbox: Sandbox;
 let server: FakeServer;
@@ -177,6 +185,16 @@ describe('approval on a terminal', () => {
     expect(result.code).toBe(0);
     expect(result.output.split(ALLOW)).toHaveLength(2);
     expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('two\n');
+    // the session records the answer and the call it let through, as the TUI's does
+    const files = await session_files(sandbox.work_dir);
+    expect(files).toHaveLength(1);
+    const decisions = (await read_records(files[0] as string)).filter(
+      (record) => record.type === 'permission',
+    );
+    expect(decisions).toMatchObject([
+      { tool: 'write_file', decision: 'allow', source: 'approver', option: 'allow_always' },
+      { tool: 'write_file', decision: 'allow', source: 'session' },
+    ]);
   });
 });
 
@@ -318,6 +336,35 @@ describe('lines on a terminal (C19, C39)', () => {
     expect(result.output).toMatch(/some \*\*markdown\*\*\r?\n\r?\n[^\n]*›/);
     expect(result.output).toMatch(/›\s*\r?\n$/);
   });
+});
+
+describe('lich chat on a terminal runs through the SessionHost (#31)', () => {
+  it('queues a message typed during the answer; Ctrl+C aborts it and puts the message back', async () => {
+    server.enqueue(
+      {
+        text: 'Slow answer streaming word by word and on and on.',
+        chunk_chars: 4,
+        chunk_delay_ms: 150,
+      },
+      { text: 'Later answer.' },
+    );
+    const result = await run_on_pty(
+      ['chat'],
+      [
+        { after: '/exit to leave', send: 'first' },
+        { after: 'Slow', send: 'later' },
+        { after: 'queued: later', send: '\u0003', key: true, wait_ms: 200 },
+        // the queued message is back at the prompt: Enter sends it
+        { after: '› later', send: '' },
+        { after: 'Later answer.', send: '/exit' },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.output).toMatch(/aborted; session: /);
+    expect(server.requests).toHaveLength(2);
+    const second = server.requests[1]?.body as { messages: { role: string; content: string }[] };
+    expect(second.messages.at(-1)).toMatchObject({ role: 'user', content: 'later' });
+  }, 40_000);
 });
 
 describe('approval off a terminal', () => {

@@ -64,6 +64,10 @@ describe('a damaged session', () => {
       expect(broken.stderr, command).toContain(`lich sessions repair ${short}`);
       expect(broken.stderr, command).not.toMatch(/repair: true|\{ ?repair/);
     }
+    // lich chat opens it through its SessionHost, with the same advice
+    const chat = await run(['chat', '--resume', short], { input: 'go on\n' });
+    expect(chat.code).toBe(1);
+    expect(chat.stderr).toContain(`lich sessions repair ${short}`);
     const repaired = await run(['sessions', 'repair', short]);
     expect(repaired.code).toBe(0);
     expect(repaired.stderr).toMatch(/moved 1 bad line to .*\.corrupt/);

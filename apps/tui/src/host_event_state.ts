@@ -212,6 +212,8 @@ function apply_event(state: TuiState, event: HostEvent, at: number): TuiState {
       };
       return push({ ...state, status }, { kind: 'notice', level: 'warn', text: note });
     }
+    case 'budget.notice':
+      return push(state, { kind: 'notice', level: 'warn', text: event.payload.message });
     case 'compaction': {
       const { payload } = event;
       const text = payload.ok

@@ -298,6 +298,13 @@ describe('reduce: every host event type', () => {
         stopped_reason: 'final',
         usage,
       },
+      'budget.notice': {
+        ...T,
+        kind: 'spending',
+        level: 'warning',
+        message: '80% of the session budget ($0.80 of $1.00) is spent',
+        scope: 'session',
+      },
       error: { message: 'disk full' },
       'turn.completed': { ...T, stop_reason: 'final', usage, final: 'answer', turns_used: 1 },
     };
@@ -319,6 +326,7 @@ describe('reduce: every host event type', () => {
       'notice(warn):retrying p/m (attempt 2): 429',
       'notice(info):history compacted: 30 → 8 messages',
       'checkpoint:1',
+      'notice(warn):80% of the session budget ($0.80 of $1.00) is spent',
       'notice(error):disk full',
     ]);
     expect(state.status.retries).toBe(1);

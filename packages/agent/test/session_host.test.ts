@@ -79,6 +79,24 @@ describe('SessionHost', () => {
     expect(types).toContain('usage.update');
   });
 
+  it('usage.update says how long the call took (and who answered, when the router knows)', async () => {
+    const { host } = await host_with(scripted_chat(async () => 'hello'));
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const done = seen.next('turn.completed');
+    await host.prompt(session_id, 'hi');
+    await done;
+    const update = seen.of('usage.update')[0]?.payload as {
+      provider?: string;
+      model?: string;
+      duration_ms?: number;
+    };
+    // a scripted chat stands in for the router: nobody is named
+    expect(update.provider).toBeUndefined();
+    expect(update.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
   it("usage.update's context gauge is core's estimate, and drops after a compaction (H3)", async () => {
     const chat = scripted_chat(async (call) =>
       // the summary call offers no tools; the answers are long so the history fills up

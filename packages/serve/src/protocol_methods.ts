@@ -248,6 +248,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'permission.resolved',
   'usage.update',
   'provider.failover',
+  'budget.notice',
   'compaction',
   'checkpoint.created',
   'session.rewound',

@@ -249,6 +249,10 @@ export interface EventPayloads {
     cost_total_usd?: number | null;
     context_tokens?: number;
     context_window?: number;
+    /** Who answered the call, and how long it took, when known. */
+    provider?: string;
+    model?: string;
+    duration_ms?: number;
   };
   'provider.failover': TurnScoped & {
     kind: 'retry' | 'failover';
@@ -259,6 +263,14 @@ export interface EventPayloads {
     attempt?: number;
     delay_ms?: number;
     reason: string;
+  };
+  'budget.notice': TurnScoped & {
+    kind: 'spending' | 'turns';
+    level: 'warning' | 'stop';
+    message: string;
+    scope?: string;
+    max_turns?: number;
+    grace?: boolean;
   };
   compaction: TurnScoped & {
     ok: boolean;

@@ -1,4 +1,3 @@
-import type { SessionHandle } from '@lich/session';
 import {
   AGENT_OPTIONS,
   CONTINUE_OPTIONS,
@@ -7,7 +6,7 @@ import {
   parse_command_args,
   string_option,
 } from '../args.js';
-import { chat_loop, open_chat_session } from '../chat_loop.js';
+import { chat_loop } from '../chat_loop.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command } from '../context.js';
 import { EXIT } from '../exit_codes.js';
@@ -50,7 +49,6 @@ export const command_chat: Command = async (context) => {
   if (loaded === null) return EXIT.USAGE;
   if (report_no_provider(context, loaded.config, model_given(context, values))) return EXIT.USAGE;
   const agent = await make_agent(context, loaded.config, output, values.trust === true);
-  let session: SessionHandle | null = null;
   try {
     let resume = string_option(values.resume);
     if (resume === undefined && values.continue === true) {
@@ -59,22 +57,16 @@ export const command_chat: Command = async (context) => {
         context.warn(`no session to continue in ${loaded.config.session_dir}; starting a new one`);
       }
     }
-    const opened = await open_chat_session(context, agent, {
+    return await chat_loop(context, {
+      agent,
       ...(resume === undefined ? {} : { resume }),
       no_session: values['no-session'] === true,
       command: 'chat',
-    });
-    session = opened.session;
-    return await chat_loop(context, {
-      agent,
-      session,
-      history: opened.history,
       show_reasoning: values['show-reasoning'] === true,
       approval_flags: values,
       output,
     });
   } finally {
-    await session?.close();
     await agent.close();
   }
 };

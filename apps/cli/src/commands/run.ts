@@ -85,24 +85,30 @@ export const command_run: Command = async (context) => {
       throw error;
     },
   );
-  const { open_chat_session, chat_loop } = await import('../chat_loop.js');
-  const opened = await open_chat_session(context, agent, {
+  if (input.trim() === '') {
+    // `lich -c` with no task: go on with the conversation, one line per message
+    const { chat_loop } = await import('../chat_loop.js');
+    try {
+      return await chat_loop(context, {
+        agent,
+        ...(resume === null ? {} : { resume: resume.path }),
+        no_session: values['no-session'] === true,
+        command: 'run',
+        show_reasoning: values['show-reasoning'] === true,
+        approval_flags: values,
+        output,
+      });
+    } finally {
+      await agent.close();
+    }
+  }
+  const { open_task_session } = await import('../task_session.js');
+  const opened = await open_task_session(context, agent, {
     ...(resume === null ? {} : { resume: resume.path }),
     no_session: values['no-session'] === true,
     command: 'run',
   });
   try {
-    if (input.trim() === '') {
-      // `lich -c` with no task: go on with the conversation, one line per message
-      return await chat_loop(context, {
-        agent,
-        session: opened.session,
-        history: opened.history,
-        show_reasoning: values['show-reasoning'] === true,
-        approval_flags: values,
-        output,
-      });
-    }
     // `@path` in the task attaches the file, a picture as itself (C31, #35)
     const mentions = await agent.attach_file_mentions(input);
     for (const { path, why } of mentions.skipped) context.warn(`@${path} was not attached: ${why}`);

@@ -11,7 +11,6 @@ import {
   parse_command_args,
   string_option,
 } from '../args.js';
-import { chat_loop, open_chat_session } from '../chat_loop.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { execute_task } from '../execute_task.js';
@@ -19,7 +18,7 @@ import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
 import { make_agent, report_no_provider } from '../make_agent.js';
 import { output_settings } from '../output_settings.js';
-import { format_dollars } from '../progress.js';
+import { format_dollars } from '../progress_output.js';
 import { newest_session, reading_session, resolve_session, short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
 
@@ -268,29 +267,37 @@ export const command_sessions: Command = async (context) => {
         const { basename } = await import('node:path');
         const session_id = basename(id).replace(/\.jsonl$/, '');
         const flags = context.argv.filter((word) => word !== 'resume' && word !== rest[0]);
-        const { command_tui } = await import('./tui.js');
-        return command_tui({ ...context, argv: [...flags, '--resume', session_id] });
+        const { open_tui } = await import('../interactive.js');
+        return open_tui({ ...context, argv: [...flags, '--resume', session_id] });
       }
       if (report_no_provider(context, loaded.config, model_given(context, values)))
         return EXIT.USAGE;
       const output = output_settings('sessions', values);
       const agent = await make_agent(context, loaded.config, output, values.trust === true);
-      const opened = await open_chat_session(context, agent, {
+      if (task === '') {
+        // off a terminal: the line chat, on this session
+        const { chat_loop } = await import('../chat_loop.js');
+        try {
+          return await chat_loop(context, {
+            agent,
+            resume: id,
+            no_session: false,
+            command: 'sessions',
+            show_reasoning: values['show-reasoning'] === true,
+            approval_flags: values,
+            output,
+          });
+        } finally {
+          await agent.close();
+        }
+      }
+      const { open_task_session } = await import('../task_session.js');
+      const opened = await open_task_session(context, agent, {
         resume: id,
         no_session: false,
         command: 'sessions',
       });
       try {
-        if (task === '') {
-          return await chat_loop(context, {
-            agent,
-            session: opened.session,
-            history: opened.history,
-            show_reasoning: values['show-reasoning'] === true,
-            approval_flags: values,
-            output,
-          });
-        }
         const outcome = await execute_task(context, {
           agent,
           input: task,

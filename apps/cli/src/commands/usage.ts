@@ -4,7 +4,7 @@ import { load_cli_config } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
-import { format_dollars } from '../progress.js';
+import { format_dollars } from '../progress_output.js';
 import { short_id } from '../session_ids.js';
 import { UsageError } from '../usage_error.js';
 

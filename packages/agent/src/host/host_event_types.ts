@@ -97,6 +97,11 @@ export interface HostEventPayloads {
     /** Estimated tokens of the history now, and the configured window, when known. */
     context_tokens?: number;
     context_window?: number;
+    /** Who answered the call (after a failover, not the chain's first), when known. */
+    provider?: string;
+    model?: string;
+    /** How long the call took, when known. */
+    duration_ms?: number;
   };
   /** The provider router retried or moved to the next provider. */
   'provider.failover': TurnScoped & {
@@ -108,6 +113,22 @@ export interface HostEventPayloads {
     attempt?: number;
     delay_ms?: number;
     reason: string;
+  };
+  /**
+   * A budget spoke during the turn: a spending limit mostly used (`kind: 'spending'`, `level:
+   * 'warning'`) or reached (`'stop'`: the next model call was refused), or the turn budget used up
+   * while the model still called tools (`kind: 'turns'`, `'stop'`; `grace` when one more call
+   * without tools asks it for a final answer). `message` is one line for a person.
+   */
+  'budget.notice': TurnScoped & {
+    kind: 'spending' | 'turns';
+    level: 'warning' | 'stop';
+    message: string;
+    /** With `spending`: which limit (`session`, `day`, `sender`, `conversation`, `run`…). */
+    scope?: string;
+    /** With `turns`: the turns allowed, and whether the wrap-up call is made. */
+    max_turns?: number;
+    grace?: boolean;
   };
   compaction: TurnScoped & {
     ok: boolean;
@@ -191,6 +212,7 @@ export const HOST_EVENT_TYPES: readonly HostEventType[] = [
   'permission.resolved',
   'usage.update',
   'provider.failover',
+  'budget.notice',
   'compaction',
   'checkpoint.created',
   'session.rewound',

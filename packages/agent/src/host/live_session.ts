@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { add_usage, empty_usage, type ImagePart, type Message, type Usage } from '@lich/core';
-import type { RouterEvent } from '@lich/providers';
 import {
   is_retry_of,
   type LastRun,
@@ -11,7 +10,7 @@ import {
 import type { Agent } from '../agent.js';
 import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
-import { map_agent_event, type TurnSink } from './host_event_mapper.js';
+import { map_agent_event, map_router_event, type TurnSink } from './host_event_mapper.js';
 import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
@@ -49,6 +48,8 @@ export interface LiveSessionInit {
   on_warning: (text: string) => void;
   /** Seed each run with at most this many messages of the history (`trim_history`). */
   history_limit?: number;
+  /** Each run may retry a stream cut mid-answer from the start (`SessionHostOptions`). */
+  restartable_stream?: boolean;
   /** Extra tool context of every run (the permission gate). */
   tool_context?: (session: LiveSession, turn_id: string) => Record<string, unknown>;
   /**
@@ -331,7 +332,7 @@ export class LiveSession {
       turn_id,
       delta: (kind, text) => this.#events.delta(kind, turn_id, text),
       publish: (type, payload) => this.publish(type, payload),
-      usage: (usage, provider, model) => {
+      usage: (usage, provider, model, duration_ms) => {
         turn_usage = add_usage(turn_usage, usage);
         this.usage_total = add_usage(this.usage_total, usage);
         // the run loaded the prices before its first model call
@@ -346,6 +347,9 @@ export class LiveSession {
           cost_total_usd: this.cost_total_usd,
           context_tokens: seen.context_tokens,
           context_window: this.agent.config.context_window,
+          ...(provider === undefined ? {} : { provider }),
+          ...(model === undefined ? {} : { model }),
+          ...(duration_ms === undefined ? {} : { duration_ms }),
         });
       },
     };
@@ -369,6 +373,7 @@ export class LiveSession {
         history: this.history,
         signal,
         session: this.handle ?? false,
+        ...(this.#init.restartable_stream === true ? { restartable_stream: true } : {}),
         ...(turn.client_request_id === undefined ? {} : { request_id: turn.client_request_id }),
         ...(turn.budget_scopes === undefined ? {} : { budget_scopes: turn.budget_scopes }),
         on_event: (event) => {
@@ -379,7 +384,7 @@ export class LiveSession {
         ...((turn.model ?? this.model_spec) === undefined
           ? {}
           : { model: turn.model ?? this.model_spec }),
-        on_provider_event: (event) => this.#provider_event(turn_id, event),
+        on_provider_event: (event) => map_router_event(event, sink),
         on_warning: (text) => {
           this.#init.on_warning(text);
           this.publish('error', { turn_id, message: text, code: 'session_write' });
@@ -442,29 +447,5 @@ export class LiveSession {
   #take_steering(): Message[] {
     const texts = this.#steering.splice(0);
     return texts.map((content) => ({ role: 'user', content }));
-  }
-
-  #provider_event(turn_id: string, event: RouterEvent): void {
-    if (event.type === 'provider_retry') {
-      this.publish('provider.failover', {
-        turn_id,
-        kind: 'retry',
-        provider: event.provider,
-        model: event.model,
-        attempt: event.attempt,
-        delay_ms: event.delay_ms,
-        reason: event.reason,
-      });
-      return;
-    }
-    this.publish('provider.failover', {
-      turn_id,
-      kind: 'failover',
-      provider: event.from_provider,
-      model: event.from_model,
-      to_provider: event.to_provider,
-      to_model: event.to_model,
-      reason: event.reason,
-    });
   }
 }

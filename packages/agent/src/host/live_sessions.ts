@@ -133,6 +133,7 @@ export class LiveSessions {
         [APPROVAL_MODE_FIELD]: () => live.approval_mode,
       }),
       ...(options.history_limit === undefined ? {} : { history_limit: options.history_limit }),
+      ...(options.restartable_stream === true ? { restartable_stream: true } : {}),
       now: this.#init.now,
       on_warning: warn,
     });

@@ -40,6 +40,12 @@ export interface SessionHostOptions {
    * loses its call. The session file keeps everything said; a trimmed seed is written anew.
    */
   history_limit?: number;
+  /**
+   * Each run may retry a stream cut mid-answer from the start (`AgentRunOptions`): for a surface
+   * that shows no text until a message is complete (`lich chat` into a pipe), so nothing shown is
+   * repeated. Default false: deltas already published would be published again.
+   */
+  restartable_stream?: boolean;
   /** The process epoch (default a new random id). */
   epoch?: string;
   /** The version written to new session files (default the agent's). */
