@@ -52,7 +52,11 @@ export interface TuiClient {
     input: string,
     options?: { client_request_id?: string; attach_mentions?: boolean },
   ): Promise<TurnTicket>;
-  follow_up(session_id: string, text: string): Promise<TurnTicket>;
+  follow_up(
+    session_id: string,
+    text: string,
+    options?: { attach_mentions?: boolean },
+  ): Promise<TurnTicket>;
   steer(session_id: string, text: string): Promise<void>;
   abort(session_id: string): Promise<boolean>;
   /** Aborts the run and takes back what waits behind it (texts, oldest first). */

@@ -231,7 +231,8 @@ export class TuiController {
     }
     this.store.dispatch({ type: 'queued', text: input, client_request_id });
     try {
-      await this.client.follow_up(this.session_id, input);
+      // typed while a run goes on: its `@path` files go with it all the same (C31)
+      await this.client.follow_up(this.session_id, input, { attach_mentions: true });
     } catch (error) {
       this.store.dispatch({ type: 'unqueued', client_request_id });
       throw error;

@@ -24,7 +24,7 @@ export function create_host_client(
     get: (session_id) => host.get(session_id),
     history: (session_id) => host.history(session_id),
     prompt: (session_id, input, prompt_options) => host.prompt(session_id, input, prompt_options),
-    follow_up: (session_id, text) => host.follow_up(session_id, text),
+    follow_up: (session_id, text, options) => host.follow_up(session_id, text, options),
     steer: (session_id, text) => host.steer(session_id, text),
     abort: (session_id) => host.abort(session_id),
     interrupt: (session_id) => host.interrupt(session_id),

@@ -104,7 +104,12 @@ export async function create_serve_client(options: ServeClientOptions): Promise<
           : { client_request_id: prompt_options.client_request_id }),
         ...(prompt_options?.attach_mentions === true ? { attach_mentions: true } : {}),
       }),
-    follow_up: (session_id, text) => client.request('run.follow_up', { session_id, text }),
+    follow_up: (session_id, text, options) =>
+      client.request('run.follow_up', {
+        session_id,
+        text,
+        ...(options?.attach_mentions === true ? { attach_mentions: true } : {}),
+      }),
     steer: async (session_id, text) => {
       await client.request('run.steer', { session_id, text });
     },

@@ -282,6 +282,34 @@ describe('SessionHost', () => {
     expect((await host.history(session_id)).filter((m) => m.role === 'user')).toHaveLength(3);
   });
 
+  it('a follow-up attaches its @path files as a prompt does; an interrupt gives back what was typed', async () => {
+    const release = gate();
+    const called = gate();
+    const chat = scripted_chat(async (call) => {
+      if (chat.calls.length === 1) {
+        called.open();
+        await release.promise;
+      }
+      return `re: ${last_user(call).slice(0, 20)}`;
+    });
+    const { host } = await host_with(chat);
+    const { session_id } = await host.create();
+    await host.prompt(session_id, 'first');
+    await called.promise;
+    await host.follow_up(session_id, 'explain @notes.txt', { attach_mentions: true });
+    // taken back before it ran: the words typed, not the file they brought in
+    const taken = await host.interrupt(session_id);
+    expect(taken.queued).toEqual(['explain @notes.txt']);
+    await host.idle(session_id);
+    await host.follow_up(session_id, 'now explain @notes.txt', { attach_mentions: true });
+    await host.idle(session_id);
+    const sent = chat.calls.at(-1)?.messages.at(-1)?.content;
+    expect(sent).toContain('now explain @notes.txt');
+    expect(sent).toContain('<file path="notes.txt"');
+    expect(sent).toContain('the secret word is lich');
+    release.open();
+  });
+
   it('interrupt aborts the run and takes back what was queued: nothing starts by itself (C11)', async () => {
     const called = gate();
     const chat = scripted_chat(async (call) => {

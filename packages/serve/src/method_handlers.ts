@@ -146,7 +146,13 @@ export const METHOD_HANDLERS: Handlers = {
   },
   'run.follow_up': async (connection, params) => {
     const session_id = params.string('session_id');
-    const ticket = await connection.core.host.follow_up(session_id, params.string('text'));
+    const text = params.string('text');
+    const attach_mentions = params.optional_boolean('attach_mentions') === true;
+    const ticket = await connection.core.host.follow_up(
+      session_id,
+      text,
+      attach_mentions ? { attach_mentions } : {},
+    );
     return { turn_id: ticket.turn_id, queued: ticket.queued };
   },
   'events.subscribe': async (connection, params) => {

@@ -146,7 +146,10 @@ export interface MethodMap {
   /** Aborts the run and takes back what was queued behind it (its texts, oldest first). */
   'run.interrupt': { params: SessionParams; result: { aborted: boolean; queued: string[] } };
   'run.steer': { params: SessionParams & { text: string }; result: Record<string, never> };
-  'run.follow_up': { params: SessionParams & { text: string }; result: TurnTicketResult };
+  'run.follow_up': {
+    params: SessionParams & { text: string; attach_mentions?: boolean };
+    result: TurnTicketResult;
+  };
   'events.subscribe': {
     params: SessionParams & {
       /** Replay the held events after this seq first. Absent: live only, from the next event. */

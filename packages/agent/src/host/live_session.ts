@@ -70,6 +70,8 @@ interface QueuedTurn {
   model?: string;
   /** Pictures sent with `input` (the user message is then text and pictures). */
   images?: readonly ImagePart[];
+  /** What the person typed, when `input` is more (its `@path` files attached). */
+  typed?: string;
 }
 
 /** What a queued run carries besides its text and kind. */
@@ -79,6 +81,11 @@ export interface EnqueueOptions {
   images?: readonly ImagePart[] | undefined;
   /** This turn's model (a custom command's `model:`), over the session's. */
   model?: string | undefined;
+  /**
+   * What the person typed, when `input` is more (its `@path` files attached): the title, and
+   * what an interrupt gives back to the input.
+   */
+  typed?: string | undefined;
 }
 
 function new_turn_id(): string {
@@ -216,7 +223,7 @@ export class LiveSession {
 
   /** Queues a run; starts it at once when the session is free. */
   enqueue(input: string, kind: 'prompt' | 'follow_up', options: EnqueueOptions = {}): TurnTicket {
-    const { client_request_id, budget_scopes, images, model } = options;
+    const { client_request_id, budget_scopes, images, model, typed } = options;
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
       input,
@@ -225,10 +232,11 @@ export class LiveSession {
       ...(budget_scopes === undefined ? {} : { budget_scopes }),
       ...(model === undefined ? {} : { model }),
       ...(images === undefined || images.length === 0 ? {} : { images }),
+      ...(typed === undefined || typed === input ? {} : { typed }),
     };
     const queued = this.busy || this.#queue.length > 0;
     this.#queue.push(turn);
-    if (this.title === '') this.title = one_line(input, TITLE_LIMIT);
+    if (this.title === '') this.title = one_line(typed ?? input, TITLE_LIMIT);
     if (queued) this.touch();
     else this.#start_next();
     return { turn_id: turn.turn_id, queued };
@@ -258,7 +266,8 @@ export class LiveSession {
    * so nothing starts by itself after an interrupt.
    */
   take_queued(): string[] {
-    const texts = [...this.#steering, ...this.#queue.map((turn) => turn.input)];
+    // what the person typed: `@notes.md`, not the file it brought in
+    const texts = [...this.#steering, ...this.#queue.map((turn) => turn.typed ?? turn.input)];
     const had = texts.length > 0;
     this.drop_queue();
     if (had) this.touch();

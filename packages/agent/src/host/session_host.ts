@@ -220,23 +220,31 @@ class Host implements SessionHost {
     const live = await this.#session(session_id);
     this.#check_open();
     const model = this.#command_model(live, input);
-    let text = input;
-    const mentioned: ImagePart[] = [];
-    if (options.attach_mentions === true) {
-      const mentions = await this.#agent.attach_file_mentions(input);
-      text = mentions.text;
-      // `@shot.png` goes as the picture itself (#35)
-      mentioned.push(...mentions.images);
-      for (const { path, why } of mentions.skipped) {
-        live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
-      }
-    }
+    const { text, mentioned } = await this.#mentions(live, input, options.attach_mentions === true);
     return live.enqueue(text, 'prompt', {
       client_request_id: options.client_request_id,
       budget_scopes: options.budget_scopes,
       images: [...images, ...mentioned],
       model,
+      typed: input,
     });
+  }
+
+  /**
+   * `input` with its `@path` mentions attached when `attach` (a file's text inlined, a picture
+   * as itself, #35); each one not attached is an `error` event saying why.
+   */
+  async #mentions(
+    live: LiveSession,
+    input: string,
+    attach: boolean,
+  ): Promise<{ text: string; mentioned: ImagePart[] }> {
+    if (!attach) return { text: input, mentioned: [] };
+    const mentions = await this.#agent.attach_file_mentions(input);
+    for (const { path, why } of mentions.skipped) {
+      live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
+    }
+    return { text: mentions.text, mentioned: [...mentions.images] };
   }
 
   async abort(session_id: string): Promise<boolean> {
@@ -265,11 +273,21 @@ class Host implements SessionHost {
     live.steer(text);
   }
 
-  async follow_up(session_id: string, text: string): Promise<TurnTicket> {
+  async follow_up(
+    session_id: string,
+    text: string,
+    options: { attach_mentions?: boolean } = {},
+  ): Promise<TurnTicket> {
     text_argument(text, 'text');
     const live = await this.#session(session_id);
     this.#check_open();
-    return live.enqueue(text, 'follow_up', { model: this.#command_model(live, text) });
+    const model = this.#command_model(live, text);
+    const expanded = await this.#mentions(live, text, options.attach_mentions === true);
+    return live.enqueue(expanded.text, 'follow_up', {
+      model,
+      typed: text,
+      ...(expanded.mentioned.length === 0 ? {} : { images: expanded.mentioned }),
+    });
   }
 
   /** The model of the custom command whose prompt `input` is, if it just ran; clears it. */

@@ -211,7 +211,11 @@ export interface SessionHost {
    */
   interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }>;
   steer(session_id: string, text: string): Promise<void>;
-  follow_up(session_id: string, text: string): Promise<TurnTicket>;
+  follow_up(
+    session_id: string,
+    text: string,
+    options?: { attach_mentions?: boolean },
+  ): Promise<TurnTicket>;
   subscribe(
     session_id: string,
     listener: (event: HostEvent) => void,
