@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { add_usage, empty_usage, type ImagePart, type Message, type Usage } from '@lich/core';
+import type { ImagePart, Message, Usage } from '@lich/core';
 import {
   is_retry_of,
   type LastRun,
@@ -10,7 +10,7 @@ import {
 import type { Agent } from '../agent.js';
 import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
-import { map_agent_event, map_router_event, type TurnSink } from './host_event_mapper.js';
+import { map_agent_event, map_router_event } from './host_event_mapper.js';
 import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
@@ -24,6 +24,7 @@ import type {
   TurnTicket,
 } from './session_host_types.js';
 import { trim_history } from './trim_history.js';
+import { turn_sink } from './turn_sink.js';
 import { TurnWatch } from './turn_watch.js';
 
 /** What a live session starts from. */
@@ -335,33 +336,10 @@ export class LiveSession {
         : { client_request_id: turn.client_request_id }),
     });
     this.touch();
-    let turn_usage = empty_usage();
     const seen = new TurnWatch();
-    const sink: TurnSink = {
-      turn_id,
-      delta: (kind, text) => this.#events.delta(kind, turn_id, text),
-      publish: (type, payload) => this.publish(type, payload),
-      usage: (usage, provider, model, duration_ms) => {
-        turn_usage = add_usage(turn_usage, usage);
-        this.usage_total = add_usage(this.usage_total, usage);
-        // the run loaded the prices before its first model call
-        const cost = this.agent.prices?.cost(usage ?? empty_usage(), provider, model) ?? null;
-        this.cost_total_usd =
-          this.cost_total_usd === null || cost === null ? null : this.cost_total_usd + cost;
-        this.publish('usage.update', {
-          turn_id,
-          usage: usage ?? empty_usage(),
-          usage_total: { ...this.usage_total },
-          cost_usd: cost,
-          cost_total_usd: this.cost_total_usd,
-          context_tokens: seen.context_tokens,
-          context_window: this.agent.config.context_window,
-          ...(provider === undefined ? {} : { provider }),
-          ...(model === undefined ? {} : { model }),
-          ...(duration_ms === undefined ? {} : { duration_ms }),
-        });
-      },
-    };
+    const sink = turn_sink(this, turn_id, seen, (kind, text) =>
+      this.#events.delta(kind, turn_id, text),
+    );
     let stop_reason: TurnStopReason;
     let final: string | null = null;
     let turns_used = 0;
@@ -441,7 +419,7 @@ export class LiveSession {
     this.publish('turn.completed', {
       turn_id,
       stop_reason,
-      usage: turn_usage,
+      usage: sink.turn_usage,
       final,
       turns_used,
       ...(stop_reason === 'error' && error !== undefined ? { error } : {}),

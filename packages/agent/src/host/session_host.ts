@@ -3,7 +3,6 @@ import { empty_usage, type ImagePart, type Message } from '@lich/core';
 import { new_session_id, one_line, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from '../agent.js';
 import { rewind_points } from '../checkpoints/rewind_points.js';
-import { rewind_session } from '../checkpoints/rewind_session.js';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 import { PermissionRequests } from '../permissions/permission_requests.js';
 import { session_store_of } from '../session_store_of.js';
@@ -11,9 +10,11 @@ import type { CommandRegistry } from './command_registry.js';
 import { approval_mode_argument, images_argument, text_argument } from './host_arguments.js';
 import { host_models, host_tools } from './host_catalog.js';
 import { host_command_context } from './host_commands.js';
+import { rewind_live } from './host_rewind.js';
 import { HostStorage, summary_info } from './host_storage.js';
 import type { LiveSession } from './live_session.js';
 import { LiveSessions } from './live_sessions.js';
+import { attach_mentions_of } from './prompt_mentions.js';
 import { SessionHostError } from './session_host_error.js';
 import type { SessionHostOptions } from './session_host_options.js';
 import type {
@@ -220,7 +221,12 @@ class Host implements SessionHost {
     const live = await this.#session(session_id);
     this.#check_open();
     const model = this.#command_model(live, input);
-    const { text, mentioned } = await this.#mentions(live, input, options.attach_mentions === true);
+    const { text, mentioned } = await attach_mentions_of(
+      this.#agent,
+      live,
+      input,
+      options.attach_mentions === true,
+    );
     return live.enqueue(text, 'prompt', {
       client_request_id: options.client_request_id,
       budget_scopes: options.budget_scopes,
@@ -228,23 +234,6 @@ class Host implements SessionHost {
       model,
       typed: input,
     });
-  }
-
-  /**
-   * `input` with its `@path` mentions attached when `attach` (a file's text inlined, a picture
-   * as itself, #35); each one not attached is an `error` event saying why.
-   */
-  async #mentions(
-    live: LiveSession,
-    input: string,
-    attach: boolean,
-  ): Promise<{ text: string; mentioned: ImagePart[] }> {
-    if (!attach) return { text: input, mentioned: [] };
-    const mentions = await this.#agent.attach_file_mentions(input);
-    for (const { path, why } of mentions.skipped) {
-      live.publish('error', { message: `@${path} was not attached: ${why}`, code: 'attachment' });
-    }
-    return { text: mentions.text, mentioned: [...mentions.images] };
   }
 
   async abort(session_id: string): Promise<boolean> {
@@ -282,7 +271,12 @@ class Host implements SessionHost {
     const live = await this.#session(session_id);
     this.#check_open();
     const model = this.#command_model(live, text);
-    const expanded = await this.#mentions(live, text, options.attach_mentions === true);
+    const expanded = await attach_mentions_of(
+      this.#agent,
+      live,
+      text,
+      options.attach_mentions === true,
+    );
     return live.enqueue(expanded.text, 'follow_up', {
       model,
       typed: text,
@@ -397,34 +391,7 @@ class Host implements SessionHost {
     }
     const live = await this.#session(session_id);
     this.#check_open();
-    if (live.busy || live.queued > 0) {
-      throw new SessionHostError(
-        'busy',
-        'a run is in flight: rewind when it has ended (or abort it)',
-      );
-    }
-    if (live.handle === null) {
-      throw new SessionHostError(
-        'unavailable',
-        'this session is not recorded, so it cannot be rewound',
-      );
-    }
-    const outcome = await rewind_session(
-      {
-        store: this.#agent.checkpoint_store(),
-        handle: live.handle,
-        set_history: (history) => {
-          live.history = history;
-        },
-      },
-      request,
-    );
-    if (outcome.status === 'rewound') {
-      live.forget_last_run();
-      live.publish('session.rewound', outcome);
-      live.touch();
-    }
-    return outcome;
+    return rewind_live(live, this.#agent.checkpoint_store(), request);
   }
 
   async idle(session_id: string): Promise<void> {
