@@ -12,9 +12,13 @@ import type {
   Subscription,
 } from '@lich/agent';
 import type { ConnectionState, TuiClient } from './client.js';
+import { KEYS_HELP, LOCAL_COMMANDS } from './local_commands.js';
+import { resolve_session_id } from './resolve_session_id.js';
 import { RewindController } from './rewind_controller.js';
 import type { TuiStore } from './store.js';
 import { list_description } from './text_fit.js';
+
+export { LOCAL_COMMANDS } from './local_commands.js';
 
 /** Which session a launch opens. */
 export type OpenSession =
@@ -24,23 +28,6 @@ export type OpenSession =
   | { kind: 'resume'; session_id: string }
   /** A picker of the work dir's sessions (a new one when there is none). */
   | { kind: 'pick' };
-
-/** Commands the TUI handles itself; every other slash command goes to the host. */
-export const LOCAL_COMMANDS: readonly CommandInfo[] = [
-  { name: 'clear', description: 'start a new conversation (the screen above stays)' },
-  { name: 'help', description: 'list commands and keys' },
-  { name: 'steer', description: 'send text into the run in flight', argument_hint: '<text>' },
-  { name: 'quit', description: 'leave' },
-  { name: 'exit', description: 'leave' },
-];
-
-const KEYS_HELP = [
-  'Enter send (queued as a follow-up while a run is in flight) · Ctrl+Enter or /steer steer the run',
-  'Shift+Enter, Alt+Enter or \\ then Enter: new line · ↑/↓ history · Ctrl+R search history',
-  'Tab complete /commands and @files · Esc or Ctrl+C abort the run · Ctrl+C twice on an empty prompt: quit',
-  'Ctrl+T reasoning in full or folded · Ctrl+O expand the last tool output, diff, reasoning or subagents · Shift+Tab approval mode',
-  '/rewind: go back to before a prompt (↺ marks prompts whose files can be rewound); /rewind --redo undoes it',
-].join('\n');
 
 const APPROVAL_CYCLE: readonly ApprovalMode[] = ['default', 'auto_edit', 'plan', 'yolo'];
 
@@ -122,7 +109,7 @@ export class TuiController {
         info = await this.new_session();
       }
     } else if (open.kind === 'resume') {
-      info = await this.client.load(await this.resolve_id(open.session_id));
+      info = await this.client.load(await resolve_session_id(this.client, open.session_id));
     } else if (open.kind === 'continue') {
       const latest = (await this.client.list())[0];
       info =
@@ -136,23 +123,6 @@ export class TuiController {
 
   private new_session(): ReturnType<TuiClient['create']> {
     return this.client.create(this.create_options);
-  }
-
-  /** A session id, or the one session whose id starts with `given` (or ends with it). */
-  private async resolve_id(given: string): Promise<string> {
-    const sessions = await this.client.list();
-    if (sessions.some((session) => session.session_id === given)) return given;
-    const matches = sessions.filter(
-      (session) => session.session_id.startsWith(given) || session.session_id.endsWith(given),
-    );
-    if (matches.length === 1) return matches[0]!.session_id;
-    if (matches.length > 1) {
-      throw new Error(`${matches.length} sessions match '${given}'; give more of the id`);
-    }
-    throw Object.assign(
-      new Error(`no session '${given}' in this folder (lich sessions list shows them)`),
-      { code: 'unknown_session' },
-    );
   }
 
   private async attach(info: Awaited<ReturnType<TuiClient['create']>>): Promise<void> {
