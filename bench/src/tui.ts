@@ -16,13 +16,14 @@
  *   command loads) holds no ink, react or yoga (`bench:cli` times it against a bare script).
  * LICH_BENCH_TUI_PROFILE=<dir> runs `lich` with `--cpu-prof` into that folder.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeServer, start_openai_server } from '@lich/testkit';
+import { Pty, Typist } from './pty.js';
 import { median } from './stats.js';
 import type { BenchRow } from './types.js';
 
@@ -30,6 +31,8 @@ const CLI_DIR = fileURLToPath(new URL('../../apps/cli/', import.meta.url));
 const BIN = process.env.LICH_BENCH_BIN ?? join(CLI_DIR, 'dist', 'bin.cjs');
 const COLUMNS = 100;
 const ROWS = 30;
+/** The pseudo-terminal's size. */
+const SCREEN = { columns: COLUMNS, rows: ROWS };
 const STARTUP_ROUNDS = 15;
 /** Keystrokes per case: a p99 of 300 is its 4th-slowest, less at the mercy of one stall than of 150. */
 const KEYSTROKES = 300;
@@ -42,89 +45,6 @@ const TARGET_STARTUP_RATIO = 3;
 const TARGET_CPU_PERCENT = 25;
 const TARGET_KEYSTROKE_P99_MS = 16;
 const CLOCK_TICKS = 100;
-
-/**
- * A program running in a pseudo-terminal. What it prints is matched as it arrives: each waiter
- * looks for fixed strings in the output written after it was registered, scanning only the new
- * text (plus an overlap for a string split across two reads), so a long stream never makes the
- * bench re-read, or copy, all it has received at every read.
- */
-class Pty {
-  readonly child: ChildProcess;
-  /** Characters received so far. */
-  received = 0;
-  /** The last characters received, for error messages. */
-  private tail = '';
-  private waiters = new Set<(text: string) => void>();
-  readonly exited: Promise<number | null>;
-
-  constructor(command: string, options: { cwd: string; env: Record<string, string> }) {
-    const line = `stty cols ${COLUMNS} rows ${ROWS}; exec ${command}`;
-    this.child = spawn('script', ['-qfec', line, '/dev/null'], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'ignore'],
-      detached: true,
-    });
-    this.child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-      this.received += text.length;
-      this.tail = (this.tail + text).slice(-400);
-      for (const waiter of [...this.waiters]) waiter(text);
-    });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  /** Resolves once every one of `needles` has appeared in the output received from now on. */
-  wait_for(needles: readonly string[], what: string, timeout_ms = 30_000): Promise<void> {
-    const pending = new Set(needles);
-    const overlap = Math.max(0, ...needles.map((needle) => needle.length - 1));
-    let carry = '';
-    return new Promise<void>((resolve, reject) => {
-      const test = (text: string) => {
-        const window = carry + text;
-        for (const needle of pending) if (window.includes(needle)) pending.delete(needle);
-        carry = overlap === 0 ? '' : window.slice(-overlap);
-        if (pending.size > 0) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`never saw ${what}; last output: ${JSON.stringify(this.tail)}`));
-      }, timeout_ms);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(test);
-      };
-      this.waiters.add(test);
-    });
-  }
-
-  write(text: string): void {
-    this.child.stdin!.write(text);
-  }
-
-  /** The pid of the program (`script`'s child, which `exec` made it). */
-  program_pid(): number {
-    const children = readFileSync(
-      `/proc/${this.child.pid}/task/${this.child.pid}/children`,
-      'utf8',
-    ).trim();
-    const pid = Number(children.split(/\s+/)[0]);
-    if (!Number.isInteger(pid) || pid <= 0) throw new Error('the program under script has no pid');
-    return pid;
-  }
-
-  /** Stops the program and `script` (the whole process group) and waits for `script`'s exit. */
-  async kill(): Promise<void> {
-    try {
-      process.kill(-this.child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    await this.exited;
-  }
-}
 
 /** CPU time (user + system) a process has used, in ms. */
 function cpu_ms(pid: number): number {
@@ -228,7 +148,7 @@ const FLOOR_FRAME_BYTES = 2400;
 /** Spawn to first frame with the prompt, once. */
 async function first_frame(s: Setup): Promise<number> {
   const started = performance.now();
-  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env });
+  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env, ...SCREEN });
   try {
     await pty.wait_for([PROMPT], 'the prompt');
     return performance.now() - started;
@@ -240,14 +160,14 @@ async function first_frame(s: Setup): Promise<number> {
 /** Spawn of `node -e 0` to its exit, in the same pseudo-terminal set-up. */
 async function node_baseline(s: Setup): Promise<number> {
   const started = performance.now();
-  const pty = new Pty(`${process.execPath} -e 0`, { cwd: s.dir, env: s.env });
+  const pty = new Pty(`${process.execPath} -e 0`, { cwd: s.dir, env: s.env, ...SCREEN });
   await pty.exited;
   return performance.now() - started;
 }
 
 /** Opens `lich` and waits for its session (the status line names the model). */
 async function open_lich(s: Setup): Promise<Pty> {
-  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env });
+  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env, ...SCREEN });
   await pty.wait_for([PROMPT, 'fake ·'], 'the session');
   return pty;
 }
@@ -257,6 +177,7 @@ async function open_echo(s: Setup, frame_bytes: number): Promise<Pty> {
   const pty = new Pty(`${process.execPath} ${join(s.dir, 'echo_floor.cjs')}`, {
     cwd: s.dir,
     env: { ...s.env, FRAME_BYTES: String(frame_bytes) },
+    ...SCREEN,
   });
   await pty.wait_for(['echo ready'], 'the echo program');
   return pty;
@@ -268,52 +189,6 @@ async function quit_lich(pty: Pty): Promise<void> {
   const timer = setTimeout(() => void pty.kill(), 10_000);
   await pty.exited;
   clearTimeout(timer);
-}
-
-/** Timed keys typed on one line of the prompt before it is emptied: it never wraps. */
-const KEYS_PER_LINE = 40;
-
-/**
- * One typist per terminal. Each line of the prompt starts with an untimed three-character prefix
- * that differs from line to line (`qj0`, `qj1`…), so what a keystroke waits for (the last 20
- * characters of the line) is never a string that something else on the screen, or the line
- * before, could show; after KEYS_PER_LINE keys the line is emptied (Ctrl+U) and a new one begun,
- * so the echo is always on one row of the terminal.
- */
-class Typist {
-  private typed = '';
-  private lines = 0;
-  readonly times: number[] = [];
-  constructor(readonly pty: Pty) {}
-
-  private async new_line(): Promise<void> {
-    const prefix = `qj${this.lines % 10}`;
-    this.lines += 1;
-    const shown = this.pty.wait_for([prefix], 'a new prompt line');
-    this.pty.write(this.typed === '' ? prefix : `\u0015${prefix}`);
-    this.typed = prefix;
-    await shown;
-  }
-
-  /** Types the next character and resolves with the time to the output showing it. */
-  async key(index: number): Promise<number> {
-    if (this.typed === '' || this.typed.length >= KEYS_PER_LINE + 3) await this.new_line();
-    const char = String.fromCharCode(97 + (index % 26));
-    this.typed += char;
-    const echoed = this.pty.wait_for([this.typed.slice(-20)], `the echo of '${char}'`);
-    const started = performance.now();
-    this.pty.write(char);
-    await echoed;
-    const time = performance.now() - started;
-    this.times.push(time);
-    return time;
-  }
-
-  /** Empties the prompt. */
-  clear(): void {
-    this.typed = '';
-    this.pty.write('\u0015');
-  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -382,7 +257,7 @@ function tui_cache_written(s: Setup): boolean {
  * code cache (a second after its first frame), as anyone's first session does.
  */
 async function warm_code_cache(s: Setup): Promise<void> {
-  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env });
+  const pty = new Pty(lich_command(), { cwd: s.dir, env: s.env, ...SCREEN });
   try {
     await pty.wait_for([PROMPT], 'the prompt');
     const deadline = performance.now() + 10_000;
