@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from './checkpoint_store.js';
-import { FolderWatch } from './folder_watch.js';
+import { FolderWatch, MAX_WATCHED_FOLDERS, watch_budget } from './folder_watch.js';
 
 const linux = process.platform === 'linux';
 let root: string;
@@ -51,7 +51,37 @@ async function full_tree(): Promise<string> {
   return (await store.create()).tree;
 }
 
+describe('watch_budget', () => {
+  it("takes a quarter of the user's inotify watches, at most 10,000", () => {
+    expect(watch_budget(() => '8192\n')).toBe(2048);
+    expect(watch_budget(() => '1048576')).toBe(MAX_WATCHED_FOLDERS);
+    expect(
+      watch_budget(() => {
+        throw new Error('no /proc');
+      }),
+    ).toBe(MAX_WATCHED_FOLDERS);
+  });
+});
+
 describe.runIf(linux)('FolderWatch', () => {
+  it('stops watching, and reads everything, past its budget of folders', async () => {
+    write('a/x.txt', 'x');
+    write('b/y.txt', 'y');
+    const folders = new Map([
+      ['', 0],
+      ['a', 0],
+      ['b', 0],
+    ]);
+    const watch = new FolderWatch(work, { max_folders: 2 });
+    for (let scan = 0; scan < 3; scan++) {
+      const hints = await watch.begin(folders.keys());
+      for (const rel of folders.keys()) hints.seen(rel, ctime(rel));
+      expect(hints.unchanged('b', ctime('b'))).toBe(false);
+      watch.end(hints, folders, []);
+      expect(watch.watched).toBe(0);
+    }
+  });
+
   it('trusts a folder only from the scan after the one it was watched through', async () => {
     write('a/x.txt', 'x');
     write('b/y.txt', 'y');

@@ -1,9 +1,26 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename } from 'node:path';
 import type { FolderHints } from './scan.js';
 
 /** Folders watched at most: past this a work folder is walked every time. */
 export const MAX_WATCHED_FOLDERS = 10_000;
+
+/**
+ * The folders one store may watch: `MAX_WATCHED_FOLDERS`, and at most a quarter of the user's
+ * inotify watches (`fs.inotify.max_user_watches`, 8,192 on older kernels), which editors and
+ * file watchers share: a checkpoint store must not leave them short.
+ */
+export function watch_budget(read = (path: string) => readFileSync(path, 'utf8')): number {
+  try {
+    const limit = Number(read('/proc/sys/fs/inotify/max_user_watches').trim());
+    if (Number.isInteger(limit) && limit > 0) {
+      return Math.min(MAX_WATCHED_FOLDERS, Math.floor(limit / 4));
+    }
+  } catch {
+    // no /proc: the constant alone
+  }
+  return MAX_WATCHED_FOLDERS;
+}
 
 /** Waits until the file notifications already queued by the kernel have been delivered. */
 async function drain_notifications(): Promise<void> {
@@ -30,7 +47,8 @@ export interface WatchScan extends FolderHints {
  *   notifications said, which covers a lost notification for every change but a file rewritten
  *   in place;
  * - an aborted or failed scan, another process's index, a watcher's error, or more than
- *   `MAX_WATCHED_FOLDERS` folders: the next scan reads everything (and the last two stop the
+ *   `watch_budget()` folders (10,000, or a quarter of the user's inotify watches): the next
+ *   scan reads everything (and the last two stop the
  *   watching for good);
  * - only on Linux: elsewhere `fs.watch` on many folders is slow to set up or not per folder, and
  *   every scan is a full walk.
@@ -53,9 +71,13 @@ export class FolderWatch {
   #excluded: readonly string[] = [];
   #stopped: boolean;
 
-  constructor(work_dir: string) {
+  readonly #max_folders: number;
+
+  /** `max_folders`: default `watch_budget()`. */
+  constructor(work_dir: string, options: { max_folders?: number } = {}) {
     this.#work_dir = work_dir;
     this.#stopped = process.platform !== 'linux';
+    this.#max_folders = options.max_folders ?? (this.#stopped ? 0 : watch_budget());
   }
 
   /** Folders being watched now. */
@@ -133,7 +155,7 @@ export class FolderWatch {
     if (this.#stopped) return;
     for (const rel of folders) {
       if (this.#watchers.has(rel)) continue;
-      if (this.#watchers.size >= MAX_WATCHED_FOLDERS) {
+      if (this.#watchers.size >= this.#max_folders) {
         this.close();
         return;
       }
