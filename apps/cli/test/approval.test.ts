@@ -223,6 +223,34 @@ describe('the question on a terminal: what it approves, and only deliberate keys
     });
   }
 
+  it('in chat too: a line typed during the answer is queued, and never answers the question', async () => {
+    server.enqueue(
+      {
+        delay_ms: 1_500,
+        tool_calls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'new\n' } }],
+      },
+      { text: 'Done.' },
+      { text: 'Got your y.' },
+    );
+    const result = await run_on_pty(
+      ['chat'],
+      [
+        { after: '/exit to leave', send: 'update the notes' },
+        // typed while the model thinks, before any question: y and Enter
+        { after: 'thinking', send: 'y\r', key: true, wait_ms: 300 },
+        answer('n'),
+        { after: 'Got your y.', send: '/exit' },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(await readFile(join(sandbox.work_dir, 'notes.txt'), 'utf8')).toBe('old\n');
+    const second = server.requests[1]?.body as { messages: { content: string }[] };
+    expect(second.messages.at(-1)?.content).toMatch(/declined write_file: notes\.txt/);
+    // the line went as the next message, after the answer
+    const third = server.requests[2]?.body as { messages: { role: string; content: string }[] };
+    expect(third.messages.at(-1)).toMatchObject({ role: 'user', content: 'y' });
+  }, 45_000);
+
   it('shows the diff of an edit and the first lines of a new file before asking', async () => {
     server.enqueue(
       {
