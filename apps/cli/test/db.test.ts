@@ -39,7 +39,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toMatch(
-        /^applied 001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger, 005_session_parent to postgres:\/\//,
+        /^applied 001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger, 005_session_parent, 006_gateway_notices to postgres:\/\//,
       );
       const again = await run_lich(['db', 'migrate'], {
         ...options,
@@ -47,7 +47,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
       });
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(
-        /is up to date \(001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger, 005_session_parent\)/,
+        /is up to date \(001_gateway_and_sessions, 002_conversation_holder, 003_retention, 004_budget_ledger, 005_session_parent, 006_gateway_notices\)/,
       );
     });
 

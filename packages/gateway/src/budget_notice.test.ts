@@ -2,7 +2,8 @@ import { FakeSessionHost } from '@lich/testkit/session_host';
 import { describe, expect, it } from 'vitest';
 import { FakeAdapter, make_message } from '../test/fake_adapter.js';
 import { make_bus } from '../test/support.js';
-import { budget_window } from './budget_notice.js';
+import { BudgetNotice, budget_window } from './budget_notice.js';
+import { DEFAULT_TEXTS } from './gateway_texts.js';
 import type { ReplyTarget } from './storage.js';
 
 const OWNER: ReplyTarget = {
@@ -109,5 +110,61 @@ describe('GatewayBus: the owner is told when a budget stops a conversation', () 
     expect(logs.find((line) => line.includes('could not tell the owner'))).toBe(
       'warn: could not tell the owner (test:owner-dm) that a budget stopped test:a: chat not found',
     );
+  });
+
+  it('is told once between several nodes that claim the window through their store', async () => {
+    const claimed = new Set<string>();
+    const claim = async (key: string) => {
+      if (claimed.has(key)) return false;
+      claimed.add(key);
+      return true;
+    };
+    const told: string[] = [];
+    const node = () => {
+      const adapter = new FakeAdapter();
+      adapter.notify = async (_target, text) => {
+        told.push(text);
+      };
+      return new BudgetNotice({
+        adapter,
+        owner: OWNER,
+        texts: DEFAULT_TEXTS,
+        log: () => undefined,
+        claim,
+      });
+    };
+    const stop = { conversation_key: 'test:a', sender: 'test:u1', scope: 'day', reason: 'daily' };
+    const [one, two, three] = [node(), node(), node()];
+    one.stopped(stop);
+    two.stopped(stop);
+    three.stopped({ ...stop, conversation_key: 'test:b' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(told).toHaveLength(1);
+    expect([...claimed]).toEqual([`budget:${budget_window(stop, Date.now())}`]);
+  });
+
+  it('tells the owner anyway when the claim fails: twice beats never', async () => {
+    const adapter = new FakeAdapter();
+    const told: string[] = [];
+    adapter.notify = async (_target, text) => {
+      told.push(text);
+    };
+    const notice = new BudgetNotice({
+      adapter,
+      owner: OWNER,
+      texts: DEFAULT_TEXTS,
+      log: () => undefined,
+      claim: async () => {
+        throw new Error('the database is away');
+      },
+    });
+    notice.stopped({
+      conversation_key: 'test:a',
+      sender: undefined,
+      scope: 'day',
+      reason: 'daily',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(told).toHaveLength(1);
   });
 });

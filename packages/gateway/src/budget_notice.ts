@@ -23,6 +23,11 @@ export interface BudgetNoticeOptions {
   log: (entry: GatewayLogEntry) => void;
   /** The clock (tests). */
   now?: () => number;
+  /**
+   * The store's `claim_notice`: on several nodes, only the first to claim a window tells the
+   * owner. A claim that fails (the database away) tells anyway: twice beats never.
+   */
+  claim?: (key: string) => Promise<boolean>;
 }
 
 /** Windows remembered before the oldest are forgotten (a day's worth of busy conversations). */
@@ -57,7 +62,8 @@ export function budget_window(stop: BudgetStopped, now: number): string {
  *
  * Contract: `stopped` never throws and never waits: a failed send is a warning in the log; with no
  * owner chat configured, one warning per window says what stopped and how to be told in a chat.
- * Windows are remembered by this process (several nodes on one store each tell the owner once).
+ * Windows are remembered by this process, and with `claim` by the store: several nodes on one
+ * database tell the owner once between them.
  */
 export class BudgetNotice {
   readonly #options: BudgetNoticeOptions;
@@ -69,7 +75,7 @@ export class BudgetNotice {
 
   /** Hears one budget stop; tells the owner when its window has not been told yet. */
   stopped(stop: BudgetStopped): void {
-    const { adapter, owner, texts, log } = this.#options;
+    const { owner, log } = this.#options;
     const window = budget_window(stop, (this.#options.now ?? Date.now)());
     if (this.#told.has(window)) return;
     this.#told.add(window);
@@ -85,6 +91,21 @@ export class BudgetNotice {
       });
       return;
     }
+    const claim = this.#options.claim;
+    if (claim === undefined) {
+      this.#tell(owner, stop);
+      return;
+    }
+    claim(`budget:${window}`).then(
+      (first) => {
+        if (first) this.#tell(owner, stop);
+      },
+      () => this.#tell(owner, stop),
+    );
+  }
+
+  #tell(owner: ReplyTarget, stop: BudgetStopped): void {
+    const { adapter, texts, log } = this.#options;
     const text = texts.budget_owner_notice(stop.conversation_key, stop.reason);
     adapter.notify(owner, text, null).catch((error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error);

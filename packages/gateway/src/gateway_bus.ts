@@ -104,11 +104,14 @@ export class GatewayBus implements GatewayIngress {
       ...(options.approval_mode === undefined ? {} : { approval_mode: options.approval_mode }),
       log: this.#log,
     });
+    // on several nodes, the store says which one tells the owner
+    const claim_notice = this.store.claim_notice?.bind(this.store);
     const budget_notice = new BudgetNotice({
       adapter: options.adapter,
       owner: options.owner_to ?? options.approvals_to,
       texts: this.texts,
       log: this.#log,
+      ...(claim_notice === undefined ? {} : { claim: claim_notice }),
     });
     const delivery = new Delivery({
       store: this.store,

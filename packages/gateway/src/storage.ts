@@ -173,6 +173,12 @@ export interface GatewayStore {
    * The bus uses the two calls when absent.
    */
   answer?(entries: readonly OutboxEntry[], seq: number, claim: Claim): Promise<void>;
+  /**
+   * True for the first claim of `key` among every node of the store, false for each later one: a
+   * notice sent for all nodes (the owner told that a budget stopped a conversation) is sent by
+   * the node that claimed it. Absent: each process tells on its own.
+   */
+  claim_notice?(key: string): Promise<boolean>;
   /** Waits until this node holds the ingress lease `name`; rejects when `signal` fires first. */
   acquire_lease?(name: string, options?: { signal?: AbortSignal }): Promise<IngressLease>;
   /** Flushes and closes what the store holds open. Idempotent. */

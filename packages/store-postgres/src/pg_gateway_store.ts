@@ -23,6 +23,7 @@ import {
   type PruneResult,
   prune_done,
 } from './retention.js';
+import { waiting_longer_than } from './waiting_conversations.js';
 
 /**
  * The NOTIFY channel of wake-up hints. Payload `mine\n<node id>\n<conversation key>`: a message
@@ -304,9 +305,11 @@ export interface PostgresGatewayStore extends GatewayStore {
   readonly shared: true;
   readonly pool: pg.Pool;
   readonly node: NodeConnection;
+  /** The first claim of `key` among all nodes on the database wins (`gateway_notices`). */
+  claim_notice(key: string): Promise<boolean>;
   /**
-   * Deletes answered messages and sent chunks older than `older_than_ms` (default: the store's
-   * `retention_ms`); what the store's timer runs.
+   * Deletes answered messages, sent chunks and told notices older than `older_than_ms`
+   * (default: the store's `retention_ms`); what the store's timer runs.
    */
   prune(older_than_ms?: number): Promise<PruneResult>;
 }
@@ -383,32 +386,7 @@ export async function open_postgres_gateway_store(
     log: new PgConversationLog(pool, node.id),
     lock: new PgConversationLock(pool, node, options.steal_after_ms),
     outbox: new PgOutbox(pool),
-    waiting_longer_than: async (ms: number) => {
-      // oldest first, and none that a node is running now (its claim is held): those are no use
-      // to a node looking for work
-      const { rows } = await pool.query<{ conversation_key: string }>(
-        `WITH w AS (
-           SELECT conversation_key, min(logged_at) AS since FROM inbound WHERE NOT done
-           GROUP BY conversation_key HAVING min(logged_at) < now() - make_interval(secs => $1)
-           UNION ALL
-           SELECT conversation_key, min(created_at) FROM outbox WHERE sent_at IS NULL
-           GROUP BY conversation_key HAVING min(created_at) < now() - make_interval(secs => $1)),
-         k AS (
-           SELECT conversation_key, min(since) AS since,
-             hashtextextended('lich:conversation:' || conversation_key, 0) AS lock_key
-           FROM w GROUP BY conversation_key)
-         SELECT conversation_key FROM k
-         WHERE NOT EXISTS (
-           SELECT 1 FROM pg_locks l
-           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-             AND l.classid = ((k.lock_key >> 32) & 4294967295)::oid
-             AND l.objid = (k.lock_key & 4294967295)::oid)
-         ORDER BY since`,
-        [ms / 1000],
-      );
-      return rows.map((row) => row.conversation_key);
-    },
+    waiting_longer_than: (ms: number) => waiting_longer_than(pool, ms),
     on_wake: (listener) => {
       let unsubscribe: (() => void) | null = null;
       let cancelled = false;
@@ -431,6 +409,13 @@ export async function open_postgres_gateway_store(
         cancelled = true;
         unsubscribe?.();
       };
+    },
+    claim_notice: async (key: string) => {
+      const inserted = await pool.query(
+        'INSERT INTO gateway_notices (key) VALUES ($1) ON CONFLICT (key) DO NOTHING',
+        [key],
+      );
+      return inserted.rowCount === 1;
     },
     acquire_lease: (
       name: string,

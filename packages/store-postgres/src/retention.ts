@@ -17,17 +17,20 @@ const BATCH = 5_000;
 export interface PruneResult {
   inbound: number;
   outbox: number;
+  /** Notices told (`claim_notice`) longer ago: one may be told again. */
+  notices: number;
 }
 
 /**
  * Deletes the messages marked done and the reply chunks marked sent that are older than
- * `older_than_ms` (by when they were logged or written), in batches. Pending messages and unsent
+ * `older_than_ms` (by when they were logged or written), in batches, and the notices told before
+ * then. Pending messages and unsent
  * chunks are never touched, whatever their age; nor are `conversations` rows (they hold each
  * conversation's next `seq`, epoch and session). Safe to run on several nodes at once.
  */
 export async function prune_done(pool: pg.Pool, older_than_ms: number): Promise<PruneResult> {
   const seconds = Math.max(0, older_than_ms) / 1000;
-  const result: PruneResult = { inbound: 0, outbox: 0 };
+  const result: PruneResult = { inbound: 0, outbox: 0, notices: 0 };
   for (;;) {
     const deleted = await pool.query(
       `DELETE FROM inbound WHERE ctid = ANY (ARRAY(
@@ -50,5 +53,10 @@ export async function prune_done(pool: pg.Pool, older_than_ms: number): Promise<
     result.outbox += deleted.rowCount ?? 0;
     if ((deleted.rowCount ?? 0) < BATCH) break;
   }
+  const notices = await pool.query(
+    'DELETE FROM gateway_notices WHERE told_at < now() - make_interval(secs => $1)',
+    [seconds],
+  );
+  result.notices = notices.rowCount ?? 0;
   return result;
 }

@@ -91,6 +91,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
         '003_retention',
         '004_budget_ledger',
         '005_session_parent',
+        '006_gateway_notices',
       ];
       expect(first.applied).toEqual(all);
       const again = await migrate({ url: database.url });
@@ -280,7 +281,7 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
        WHERE conversation_key = $1 AND seq IN (1, 3)`,
         [key],
       );
-      expect(await a.prune()).toEqual({ inbound: 2, outbox: 1 });
+      expect(await a.prune()).toEqual({ inbound: 2, outbox: 1, notices: 0 });
       const left = await a.pool.query<{ seq: string }>(
         'SELECT seq FROM inbound WHERE conversation_key = $1 ORDER BY seq',
         [key],
@@ -297,7 +298,21 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
         appended: true,
         seq: 5,
       });
-      expect(await a.prune()).toEqual({ inbound: 0, outbox: 0 });
+      expect(await a.prune()).toEqual({ inbound: 0, outbox: 0, notices: 0 });
+    });
+
+    it('lets one node of several claim a notice, until the retention prunes it', async () => {
+      const [a, b, c] = [await store(), await store(), await store()];
+      const key = 'budget:day:2026-12-05';
+      const claims = await Promise.all([a, b, c, a].map((node) => node.claim_notice(key)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await b.claim_notice('budget:day:2026-12-06')).toBe(true);
+      await a.pool.query(
+        `UPDATE gateway_notices SET told_at = now() - interval '8 days' WHERE key = $1`,
+        [key],
+      );
+      expect(await a.prune()).toMatchObject({ notices: 1 });
+      expect(await c.claim_notice(key)).toBe(true);
     });
 
     it('prunes on a timer of its own', async () => {
