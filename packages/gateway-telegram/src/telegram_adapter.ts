@@ -26,6 +26,7 @@ import {
   type TelegramMessage,
   to_inbound,
 } from './telegram_message.js';
+import { UpdateQueue } from './update_queue.js';
 
 /** Telegram's limit on a message's text, after entities are parsed. */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;
@@ -70,6 +71,9 @@ const DEFAULT_HELP =
 
 const MAX_WEBHOOK_BODY = 1024 * 1024;
 
+/** While a chat's update runs, how often to ask for new updates at most. */
+const BUSY_POLL_MS = 250;
+
 function same_secret(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);
@@ -99,6 +103,8 @@ async function read_json(request: IncomingMessage): Promise<unknown> {
  * Contract (beyond `GatewayAdapter`'s):
  * - an update is acknowledged only after `ingress.receive` resolved: the polling offset moves past
  *   it then, and the webhook answers 200 then (500 otherwise, so Telegram redelivers);
+ * - polled updates run in order within a chat and side by side across chats (`UpdateQueue`): a
+ *   picture being downloaded for one chat never holds up another's messages;
  * - a 409 from getUpdates (another consumer of this bot token) is logged as such, with the fix,
  *   and retried with backoff; so is any other failure; a 401 stops polling with an error log;
  * - API calls go through the throttler and auto-retry plugins, which honour `retry_after`;
@@ -168,23 +174,37 @@ export class TelegramAdapter implements GatewayAdapter {
   async #poll(signal: AbortSignal): Promise<void> {
     const backoff = this.#options.backoff_ms ?? { first: 1_000, max: 60_000 };
     let delay = backoff.first;
-    let offset = 0;
+    // each chat's updates in order, chats side by side: one chat's picture download never holds
+    // up another's message
+    const queue = new UpdateQueue<{ update_id: number; message?: TelegramMessage }>({
+      handle: (update) => this.#handle(update.message),
+      chat_of: (update) => String(update.message?.chat.id ?? ''),
+      on_error: (update, error) =>
+        // not acknowledged: the same update comes again with a later getUpdates
+        this.#log({ level: 'error', message: `telegram: update ${update.update_id}: ${error}` }),
+    });
     while (!signal.aborted) {
       let updates: { update_id: number; message?: TelegramMessage }[];
       try {
         updates = await this.bot.api.getUpdates(
-          { offset, timeout: this.#options.poll_timeout_s ?? 30, allowed_updates: ['message'] },
+          {
+            offset: queue.offset(),
+            // while a chat's update runs, ask without holding the poll: its own updates come
+            // back unacknowledged, and new ones are taken beside it
+            timeout: queue.running ? 0 : (this.#options.poll_timeout_s ?? 30),
+            allowed_updates: ['message'],
+          },
           // grammy types its signal with the abort-controller polyfill's type; Node's is the same
           signal as Parameters<Bot['api']['getUpdates']>[1],
         );
       } catch (error) {
-        if (signal.aborted) return;
+        if (signal.aborted) break;
         if (error instanceof GrammyError && error.error_code === 401) {
           this.#log({
             level: 'error',
             message: 'telegram: the bot token was refused (401); polling stopped',
           });
-          return;
+          break;
         }
         const conflict = error instanceof GrammyError && error.error_code === 409;
         this.#log({
@@ -199,23 +219,22 @@ export class TelegramAdapter implements GatewayAdapter {
         continue;
       }
       delay = backoff.first;
-      for (const update of updates) {
-        if (signal.aborted) return;
-        try {
-          await this.#handle(update.message);
-        } catch (error) {
-          // not acknowledged: the same update comes again with the next getUpdates
-          this.#log({ level: 'error', message: `telegram: update ${update.update_id}: ${error}` });
-          break;
-        }
-        offset = update.update_id + 1;
-      }
-      if (updates.length === 0) {
+      if (signal.aborted) break;
+      const fresh = queue.take(updates);
+      if (queue.take_failure()) {
+        // a failed update comes again with the next poll: not at once
+        await sleep(backoff.first, undefined, { signal }).catch(() => undefined);
+      } else if (fresh === 0 && queue.running) {
+        // nothing new: wait for a chat to finish, or a moment, before asking again
+        await queue.settled(BUSY_POLL_MS);
+      } else if (updates.length === 0) {
         await sleep(this.#options.idle_delay_ms ?? 100, undefined, { signal }).catch(
           () => undefined,
         );
       }
     }
+    // what was taken is answered before intake stops
+    await queue.idle();
   }
 
   async #listen(webhook: TelegramWebhookOptions): Promise<void> {

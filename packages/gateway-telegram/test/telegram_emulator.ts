@@ -26,9 +26,13 @@ export interface Emulator {
   calls: { method: string; at: number }[];
   /**
    * Serves `bytes` as the file `file_id`: `getFile` answers its path (and its size, unless
-   * `report_size` is false), and the file host sends the bytes.
+   * `report_size` is false), and the file host sends the bytes (after `delay_ms`: a slow link).
    */
-  add_file(file_id: string, bytes: Buffer, options?: { report_size?: boolean }): void;
+  add_file(
+    file_id: string,
+    bytes: Buffer,
+    options?: { report_size?: boolean; delay_ms?: number },
+  ): void;
   /** The paths the file host was asked for (`/file/bot<token>/<file_path>`). */
   downloads: string[];
   close(): Promise<void>;
@@ -49,7 +53,7 @@ export async function start_emulator(): Promise<Emulator> {
   const typing: string[] = [];
   const calls: { method: string; at: number }[] = [];
   const throttles = new Map<string, { count: number; retry_after: number }>();
-  const files = new Map<string, { bytes: Buffer; report_size: boolean }>();
+  const files = new Map<string, { bytes: Buffer; report_size: boolean; delay_ms: number }>();
   const downloads: string[] = [];
   const proxy = createServer((request, response) => {
     const file_download = /^\/file\/bot[^/]+\/(.+)$/.exec(request.url ?? '');
@@ -62,7 +66,7 @@ export async function start_emulator(): Promise<Emulator> {
       }
       // chunked, with no length: the reader must count the bytes itself
       response.writeHead(200, { 'content-type': 'application/octet-stream' });
-      response.end(file.bytes);
+      setTimeout(() => response.end(file.bytes), file.delay_ms);
       return;
     }
     const method = (request.url ?? '').split('/').at(-1)?.split('?')[0] ?? '';
@@ -149,7 +153,11 @@ export async function start_emulator(): Promise<Emulator> {
       throttles.set(method, { count, retry_after });
     },
     add_file(file_id, bytes, options = {}) {
-      files.set(file_id, { bytes, report_size: options.report_size ?? true });
+      files.set(file_id, {
+        bytes,
+        report_size: options.report_size ?? true,
+        delay_ms: options.delay_ms ?? 0,
+      });
     },
     downloads,
     async close() {

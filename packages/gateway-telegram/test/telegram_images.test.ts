@@ -29,7 +29,13 @@ const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeEach(async () => {
   temp = await make_temp_dir({ prefix: 'lich-telegram-images-' });
-  model = await start_openai_server({ respond: () => ({ text: 'I see one red pixel.' }) });
+  model = await start_openai_server({
+    respond: (request) => {
+      const { messages } = request.body as { messages: { role: string; content: unknown }[] };
+      const last = messages.findLast((message) => message.role === 'user');
+      return { text: last?.content === 'hello from Bob' ? 'Hi Bob.' : 'I see one red pixel.' };
+    },
+  });
   emulator = await start_emulator();
   const agent = new Agent({
     config: make_config({
@@ -50,7 +56,7 @@ beforeEach(async () => {
   const bus = new GatewayBus({
     host,
     adapter,
-    access: { allow_users: ['1001'] },
+    access: { allow_users: ['1001', '1002'] },
     store: memory_store(),
     rate_limit: false,
   });
@@ -112,6 +118,22 @@ describe('Telegram photos', () => {
       { type: 'text', text: 'what is wrong here' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
     ]);
+  });
+
+  it("answers another chat while one chat's picture is still downloading", async () => {
+    emulator.add_file('photo-slow', tiny_png(), { delay_ms: 2_000 });
+    await send_from_ann({
+      caption: 'what is this',
+      photo: [{ file_id: 'photo-slow', width: 90, height: 90, file_size: tiny_png().length }],
+    });
+    await until(() => emulator.downloads.length === 1, 'the download to start');
+    const bob = emulator.server.getClient(TOKEN, { userId: 1002, chatId: 1002, firstName: 'Bob' });
+    await bob.sendMessage(bob.makeMessage('hello from Bob'));
+    await until(() => bot_texts().includes('Hi Bob.'), "Bob's answer", 1_800);
+    // Ann's picture still downloading: her answer comes after
+    expect(bot_texts()).toEqual(['Hi Bob.']);
+    await until(() => bot_texts().length === 2, "Ann's answer");
+    expect(bot_texts()).toEqual(['Hi Bob.', 'I see one red pixel.']);
   });
 
   it('takes an image document, with no caption', async () => {
