@@ -155,9 +155,11 @@ async function read_lines(
     interrupted = true;
     lines.close();
   });
-  // a line typed during an answer is handled without a prompt before it: it was typed already
+  // a line typed during an answer is handled without a prompt before it: it was typed already;
+  // what was typed without Enter stays, the cursor after it (`prompt()` alone would put the
+  // cursor back at the start of it, and the next keys in the middle)
   const ready = () => {
-    if (interactive && pending.length === 0) lines.prompt();
+    if (interactive && pending.length === 0) lines.prompt(true);
   };
   const next_line = async (): Promise<string | null> => {
     while (pending.length === 0) {
@@ -217,8 +219,14 @@ async function read_lines(
       // at a terminal, what waited comes back at the prompt, as the TUI puts it back
       const back = [...settled.taken_back, ...pending.splice(0)].map((text) => text.trim());
       stderr.write('\n');
-      lines.prompt();
-      if (back.length > 0) lines.write(back.join(' '));
+      lines.prompt(true);
+      if (back.length > 0) {
+        // ahead of what is being typed, as the TUI puts it back
+        const draft = lines.line;
+        lines.write(null, { ctrl: true, name: 'e' });
+        lines.write(null, { ctrl: true, name: 'u' });
+        lines.write([...back, ...(draft === '' ? [] : [draft])].join(' '));
+      }
       continue;
     }
     // a blank line between the answer and the next prompt
