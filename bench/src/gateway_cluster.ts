@@ -31,6 +31,8 @@ export interface Delivery {
 export interface Callbacks {
   url: string;
   deliveries: Delivery[];
+  /** The notices sent (`type: 'notice'`: the owner told of a budget stop…). */
+  notices: { chat_id: string; text: string }[];
   /** Resolves once `check` holds (checked after each delivery). */
   until(check: () => boolean, timeout_ms?: number): Promise<void>;
   close(): Promise<void>;
@@ -38,12 +40,14 @@ export interface Callbacks {
 
 export async function start_callbacks(): Promise<Callbacks> {
   const deliveries: Delivery[] = [];
+  const notices: { chat_id: string; text: string }[] = [];
   const watchers = new Set<() => void>();
   const server = createServer((incoming, response) => {
     const parts: Buffer[] = [];
     incoming.on('data', (part: Buffer) => parts.push(part));
     incoming.on('end', () => {
       const body = JSON.parse(Buffer.concat(parts).toString()) as Delivery & { type: string };
+      if (body.type === 'notice') notices.push({ chat_id: body.chat_id, text: body.text });
       if (body.type === 'reply') {
         deliveries.push({
           id: String(incoming.headers['webhook-id']),
@@ -61,6 +65,7 @@ export async function start_callbacks(): Promise<Callbacks> {
   return {
     url: `http://127.0.0.1:${port}/replies`,
     deliveries,
+    notices,
     until: (check, timeout_ms = 120_000) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -103,13 +108,26 @@ export async function start_node(options: {
   callback_url: string;
   max_concurrency?: number;
   node_args?: string[];
+  /** More settings of the webhook section of `gateway.json` (`owner_chat`…). */
+  gateway?: Record<string, unknown>;
+  /** The node's user config (`~/.config/lich/config.json`: `budget`, `prices`…). */
+  user_config?: Record<string, unknown>;
 }): Promise<GatewayNode> {
   const dir = join(options.dir, `node-${options.index}`);
   await mkdir(join(dir, '.lich'), { recursive: true });
   await writeFile(
     join(dir, '.lich', 'gateway.json'),
-    JSON.stringify({ webhook: { rate_limit: false, store: options.database_url } }),
+    JSON.stringify({
+      webhook: { rate_limit: false, store: options.database_url, ...options.gateway },
+    }),
   );
+  if (options.user_config !== undefined) {
+    await mkdir(join(dir, '.config', 'lich'), { recursive: true });
+    await writeFile(
+      join(dir, '.config', 'lich', 'config.json'),
+      JSON.stringify(options.user_config),
+    );
+  }
   const child = spawn(
     process.execPath,
     [

@@ -23,7 +23,7 @@ import {
   start_node,
   stop_node,
 } from '../../../bench/src/gateway_cluster.js';
-import { migrate, open_postgres_session_storage } from '../src/index.js';
+import { migrate, open_pool, open_postgres_session_storage } from '../src/index.js';
 
 const POSTGRES = postgres_or_skip();
 
@@ -118,6 +118,51 @@ describe.skipIf(POSTGRES.skip)(`with PostgreSQL${POSTGRES.reason}`, () => {
   }
 
   const distinct = () => new Set(callbacks.deliveries.map((delivery) => delivery.id)).size;
+
+  describe('three gateway nodes and a daily spending limit', () => {
+    it('tell the owner once between them that the limit stopped the conversations', async () => {
+      const started = await Promise.all(
+        [0, 1, 2].map((index) =>
+          start_node({
+            index,
+            dir,
+            database_url: database.url,
+            model_url: model.base_url,
+            callback_url: callbacks.url,
+            gateway: { owner_chat: 'owner' },
+            // any call would cross it: every message is stopped by the day's limit
+            user_config: {
+              budget: { day_usd: 0.000001 },
+              prices: { 'fake-model': { input: 1000, output: 1000 } },
+            },
+          }),
+        ),
+      );
+      nodes.push(...started);
+      const random = seeded_random(7);
+      // nine conversations, three sent to each node
+      await Promise.all(
+        Array.from({ length: 9 }, (_, index) =>
+          send([started[index % 3]!], `b${index}`, `hello ${index}`, `b-${index}`, random),
+        ),
+      );
+      await callbacks.until(() => callbacks.deliveries.length >= 9);
+      // the senders got the polite line, each once; the owner one notice, not one per node
+      expect(new Set(callbacks.deliveries.map((delivery) => delivery.chat_id)).size).toBe(9);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const told = callbacks.notices.filter((notice) => notice.chat_id === 'owner');
+      expect(told).toHaveLength(1);
+      expect(told[0]?.text).toMatch(/budget|limit/i);
+      const pool = open_pool({ url: database.url });
+      try {
+        const { rows } = await pool.query<{ key: string }>('SELECT key FROM gateway_notices');
+        expect(rows.map((row) => row.key)).toEqual([expect.stringMatching(/^budget:day:/)]);
+      } finally {
+        await pool.end();
+      }
+      expect(await Promise.all(started.map(stop_node))).toEqual([0, 0, 0]);
+    }, 120_000);
+  });
 
   describe('three gateway nodes on one database', () => {
     it('answer 20 conversations × 20 messages sent in random order to random nodes: once each, in order', async () => {
