@@ -39,8 +39,11 @@ describe('session ids', () => {
       expect(show.code, given).toBe(0);
       expect(show.stdout, given).toMatch(/^user: compare apples and pears$/m);
     }
-    const too_short = await run(['sessions', 'show', short.slice(0, 2)]);
-    expect(too_short.code).toBe(2);
+    // two characters are too few for a prefix of the short id; a prefix of the whole id (its
+    // date, when the short id starts with "20") has no minimum
+    const two = short.slice(0, 2);
+    const too_short = await run(['sessions', 'show', two]);
+    expect(too_short.code).toBe(id.startsWith(two) ? 0 : 2);
   });
 });
 
