@@ -27,6 +27,20 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
+/** Starts `lich chat` in the terminal; resolves with the file its exit code goes to. */
+async function start_chat(): Promise<string> {
+  const code_file = join(sandbox.temp.path, 'exit_code');
+  await start_lich(terminal, {
+    bin: BIN,
+    env: { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' },
+    args: ['chat'],
+    cwd: sandbox.work_dir,
+    code_file,
+  });
+  await terminal.wait_for((text) => text.includes('/exit to leave'), 'the chat');
+  return code_file;
+}
+
 describe.skipIf(TMUX.skip)(`lich chat in a terminal${TMUX.reason}`, () => {
   it('words typed without Enter during an answer stay a draft, and the next keys go after them', async () => {
     server.enqueue(
@@ -37,15 +51,7 @@ describe.skipIf(TMUX.skip)(`lich chat in a terminal${TMUX.reason}`, () => {
       { text: 'Done.' },
       { text: 'Got it.' },
     );
-    const code_file = join(sandbox.temp.path, 'exit_code');
-    await start_lich(terminal, {
-      bin: BIN,
-      env: { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' },
-      args: ['chat'],
-      cwd: sandbox.work_dir,
-      code_file,
-    });
-    await terminal.wait_for((text) => text.includes('/exit to leave'), 'the chat');
+    const code_file = await start_chat();
     await terminal.type('update the notes');
     await terminal.keys('Enter');
     await terminal.wait_for((text) => text.includes('thinking'), 'the answer under way');
@@ -68,15 +74,7 @@ describe.skipIf(TMUX.skip)(`lich chat in a terminal${TMUX.reason}`, () => {
 
   it('Ctrl+C during an answer puts the queued message back ahead of the draft being typed', async () => {
     server.enqueue({ delay_ms: 30_000, text: 'too late' }, { text: 'Got both.' });
-    const code_file = join(sandbox.temp.path, 'exit_code');
-    await start_lich(terminal, {
-      bin: BIN,
-      env: { ...openai_env(sandbox, server.base_url), TERM: 'xterm-256color' },
-      args: ['chat'],
-      cwd: sandbox.work_dir,
-      code_file,
-    });
-    await terminal.wait_for((text) => text.includes('/exit to leave'), 'the chat');
+    const code_file = await start_chat();
     await terminal.type('a long question');
     await terminal.keys('Enter');
     await terminal.wait_for((text) => text.includes('thinking'), 'the answer under way');

@@ -40,6 +40,7 @@ export function materialize(dir: Builder): asserts dir is Builder & { names: str
 /** Files, bytes and not-kept entries of a folder kept as it was, counted once. */
 const TOTALS = new WeakMap<DirIndex, { files: number; bytes: number; not_kept: number }>();
 
+/** The files, bytes and not-kept entries of `dir`'s own entries (remembered per `DirIndex`). */
 export function totals_of(dir: DirIndex): { files: number; bytes: number; not_kept: number } {
   let totals = TOTALS.get(dir);
   if (totals === undefined) {
@@ -58,6 +59,7 @@ export function totals_of(dir: DirIndex): { files: number; bytes: number; not_ke
   return totals;
 }
 
+/** A file to read and hash after the walk: entry `at` of `dir`, at `path`, `size` bytes by its stat. */
 export interface Pending {
   readonly dir: Builder;
   readonly at: number;
@@ -65,6 +67,7 @@ export interface Pending {
   readonly size: number;
 }
 
+/** True when `path` holds a `CACHEDIR.TAG` that starts with the standard's signature. */
 export function is_cache_dir(path: string): boolean {
   let fd: number | undefined;
   try {
