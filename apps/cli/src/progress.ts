@@ -1,118 +1,123 @@
-import type { AgentEvent } from '@lich/core';
+import type { HostEvent } from '@lich/agent';
 import { argument_hint, OutputView } from './progress_output.js';
 
-/** One tool call as the `--json` document reports it. */
-export interface ToolCallSummary {
-  name: string;
-  arguments: unknown;
-  ok: boolean;
-  duration_ms: number;
-  error?: string;
-  /** For a tool that ran a command: the sandbox it ran under (`bwrap`, `sandbox-exec`) or `none`. */
-  sandbox?: string;
-}
-
 /**
- * Shows a run of `Agent.run` as it happens, from the agent's events, through a `ProgressOutput`
- * (the answer on stdout, a spinner, tool lines and the reasoning on stderr), and collects the
- * tool calls and the answer for the `--json` document. `listener` never throws.
+ * Shows the turns of a `SessionHost` session as they happen, from its events, the way
+ * `ProgressView` shows a run from the agent's: the answer on stdout (streamed on a terminal,
+ * whole through a pipe), and on stderr a spinner while the model thinks, a line per tool call,
+ * the reasoning when asked, compactions, and with `-v` a line per model call. Pending output is
+ * written when a turn ends or a permission is asked. `listener` never throws.
  */
-export class ProgressView extends OutputView {
+export class HostProgressView extends OutputView {
   readonly #tool_args = new Map<string, unknown>();
-  readonly tool_calls: ToolCallSummary[] = [];
-  /** The final answer's text, once known. */
+  /** The model calls of the turn so far (the `-v` line numbers them). */
+  #calls = 0;
+  /** Tool calls of the last message still running: the model is asked again once none is. */
+  #tools_running = 0;
+  /** How the session's commands run (`bwrap`, `sandbox-exec`), from its `session.info`. */
+  #sandbox: string | undefined;
+  /** The answer of the last turn, once known. */
   answer: string | null = null;
 
-  /** Hears the agent's events. */
-  readonly listener = (event: AgentEvent): void => {
+  /** Hears the session's events. */
+  readonly listener = (event: HostEvent): void => {
     try {
       this.#handle(event);
     } catch {
-      // showing progress must never break the run
+      // showing progress must never break the chat
     }
   };
 
-  #handle(event: AgentEvent): void {
+  #handle(event: HostEvent): void {
     const { output } = this;
-    const { price } = output.options;
     switch (event.type) {
-      case 'llm_start':
-        output.call_started(event.grace ? 'wrapping up…' : 'thinking…');
+      case 'session.info':
+        if (event.payload.sandbox !== undefined) this.#sandbox = event.payload.sandbox;
         return;
-      case 'llm_delta':
-        if (event.delta.kind === 'reasoning') output.reasoning_delta(event.delta.text);
-        else output.text_delta(event.delta.text);
+      case 'turn.started':
+        this.#calls = 0;
+        this.#tools_running = 0;
+        this.answer = null;
+        output.call_started('thinking…');
         return;
-      case 'llm_end': {
-        const { message } = event;
+      case 'message.delta':
+        output.text_delta(event.payload.text);
+        return;
+      case 'reasoning.delta':
+        output.reasoning_delta(event.payload.text);
+        return;
+      case 'message.completed': {
+        const { message } = event.payload;
+        this.#calls += 1;
         output.call_ended(message.reasoning);
-        output.call_report({
-          turn: event.turn,
-          provider: event.provider,
-          model: event.model,
-          duration_ms: event.duration_ms,
-          usage: event.usage,
-          cost:
-            price === undefined
-              ? undefined
-              : (price(
-                  event.usage ?? { input_tokens: 0, output_tokens: 0 },
-                  event.provider,
-                  event.model,
-                ) ?? null),
-        });
-        const final = !message.tool_calls || message.tool_calls.length === 0;
-        if (final) this.answer = message.content;
-        output.message(message.content, final);
+        const calls = message.tool_calls?.length ?? 0;
+        if (calls === 0) this.answer = message.content;
+        this.#tools_running = calls;
+        output.message(message.content, calls === 0);
         return;
       }
-      case 'tool_call_start':
-        this.#tool_args.set(event.call.id, event.args);
-        // the label is made only where a spinner shows it
+      case 'usage.update': {
+        const { payload } = event;
+        // a subagent's usage comes without a call of this session's
+        if (payload.duration_ms === undefined) return;
+        output.call_report({
+          turn: this.#calls,
+          provider: payload.provider,
+          model: payload.model,
+          duration_ms: payload.duration_ms,
+          usage: payload.usage,
+          cost: payload.cost_usd,
+        });
+        return;
+      }
+      case 'tool.start':
+        this.#tool_args.set(event.payload.tool_call_id, event.payload.args);
         if (output.spins) {
-          output.start_spinner(`${event.call.name} ${argument_hint(event.args)}`.trimEnd());
+          const label = `${event.payload.name} ${argument_hint(event.payload.args)}`;
+          output.start_spinner(label.trimEnd());
         }
         return;
-      case 'tool_call_end': {
-        const args = this.#tool_args.get(event.call.id) ?? null;
-        const { result } = event;
-        const summary: ToolCallSummary = {
-          name: event.call.name,
-          arguments: args,
-          ok: result.ok,
-          duration_ms: Math.round(result.duration_ms),
-        };
-        if (!result.ok) summary.error = result.error ?? result.output;
-        if (result.sandbox !== undefined) summary.sandbox = result.sandbox;
-        this.tool_calls.push(summary);
+      case 'tool.end': {
+        const { payload } = event;
+        const args = this.#tool_args.get(payload.tool_call_id) ?? null;
+        this.#tool_args.delete(payload.tool_call_id);
         output.tool_line({
-          name: event.call.name,
+          name: payload.name,
           args,
-          unparsed:
-            this.#tool_args.has(event.call.id) && this.#tool_args.get(event.call.id) === undefined,
-          ok: result.ok,
-          error: summary.error,
-          duration_ms: result.duration_ms,
-          sandbox: result.sandbox,
+          // the host hands on the raw text of arguments that did not parse
+          unparsed: typeof args === 'string',
+          ok: payload.ok,
+          error: payload.ok ? undefined : (payload.error ?? payload.output),
+          duration_ms: payload.duration_ms,
+          sandbox:
+            payload.sandboxed === undefined
+              ? undefined
+              : payload.sandboxed
+                ? (this.#sandbox ?? 'on')
+                : 'none',
         });
+        this.#tools_running -= 1;
+        if (this.#tools_running <= 0) output.call_started('thinking…');
         return;
       }
-      case 'compress_start':
-        output.start_spinner('compressing the history…');
+      case 'budget.notice': {
+        const { payload } = event;
+        if (payload.kind === 'spending') {
+          output.budget_note(payload.level, payload.message);
+          return;
+        }
+        output.turns_note(payload.message);
+        // one more call, without tools, for a final answer
+        if (payload.grace === true) output.call_started('wrapping up…');
         return;
-      case 'compress_end':
-        output.compaction(event);
+      }
+      case 'compaction':
+        // `/compact` says what it did itself; this is a turn's own compaction
+        if (event.payload.turn_id !== '') output.compaction(event.payload);
         return;
-      case 'budget':
-        output.budget_note(event.level, event.message);
-        return;
-      case 'budget_exhausted':
-        output.turns_note(
-          `${event.max_turns === 1 ? 'used the 1 turn allowed' : `used all ${event.max_turns} turns`}${event.grace ? '; asking for a final answer' : ''}`,
-        );
-        return;
-      case 'run_end':
-        this.stop();
+      case 'permission.request':
+      case 'turn.completed':
+        output.stop();
         return;
       default:
         return;

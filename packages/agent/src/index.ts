@@ -117,6 +117,7 @@ export {
   type ModelInfo,
   PERMISSION_OPTIONS,
   type PermissionOption,
+  type RunObserver,
   type SessionHost,
   type SessionInfo,
   type SubscribeOptions,

@@ -97,6 +97,49 @@ describe('SessionHost', () => {
     expect(update.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it("an observer hears its own turn's loop events and error, and a throwing one breaks nothing", async () => {
+    let calls = 0;
+    const { host } = await host_with(
+      scripted_chat(async (call) => {
+        calls += 1;
+        if (calls === 2) throw new Error('the model is down');
+        return `echo ${last_user(call)}`;
+      }),
+    );
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const heard: string[] = [];
+    const failures: unknown[] = [];
+    const first = seen.next('turn.completed');
+    await host.prompt(session_id, 'one', {
+      observer: {
+        on_event: (event) => {
+          heard.push(event.type);
+          throw new Error('a broken observer');
+        },
+        on_error: (error) => failures.push(error),
+      },
+    });
+    expect((await first).payload).toMatchObject({ stop_reason: 'final', final: 'echo one' });
+    expect(heard[0]).toBe('run_start');
+    expect(heard).toContain('llm_end');
+    expect(heard.at(-1)).toBe('run_end');
+    const count = heard.length;
+    const second = seen.next('turn.completed');
+    await host.prompt(session_id, 'two', {
+      observer: { on_error: (error) => failures.push(error) },
+    });
+    expect((await second).payload).toMatchObject({
+      stop_reason: 'error',
+      error: 'the model is down',
+    });
+    // the first turn's observer heard nothing of the second
+    expect(heard).toHaveLength(count);
+    expect(failures).toHaveLength(1);
+    expect((failures[0] as Error).message).toBe('the model is down');
+  });
+
   it("usage.update's context gauge is core's estimate, and drops after a compaction (H3)", async () => {
     const chat = scripted_chat(async (call) =>
       // the summary call offers no tools; the answers are long so the history fills up
@@ -141,6 +184,42 @@ describe('SessionHost', () => {
     const known = await agent.sandbox_kind();
     expect(['bwrap', 'sandbox-exec', 'none']).toContain(known);
     expect((await host.create()).sandbox).toBe(known);
+  });
+
+  it('with probe_sandbox false looks nothing up at the start, and learns the kind from a command', async () => {
+    let calls = 0;
+    const chat = scripted_chat(() => {
+      calls += 1;
+      if (calls > 1) return 'done';
+      return {
+        message: {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'c1', name: 'terminal', arguments: '{"command":"echo hi"}' }],
+        },
+        finish_reason: 'tool_calls',
+      };
+    });
+    const { host, agent } = await host_with(chat, { probe_sandbox: false, approval_mode: 'yolo' });
+    const session = await host.create();
+    expect(session.sandbox).toBeUndefined();
+    const seen = collector();
+    await host.subscribe(session.session_id, seen.listener);
+    const done = seen.next('turn.completed');
+    await host.prompt(session.session_id, 'run it');
+    await done;
+    expect(seen.of('tool.end')[0]?.payload).toMatchObject({ ok: true });
+    const kind = await agent.sandbox_kind();
+    const told = seen.events.findIndex(
+      (event) => event.type === 'session.info' && event.payload.sandbox !== undefined,
+    );
+    if (kind === 'none') {
+      expect(told).toBe(-1);
+    } else {
+      // said before the line of the command that ran under it
+      expect(seen.events[told]?.payload).toMatchObject({ sandbox: kind });
+      expect(told).toBeLessThan(seen.events.findIndex((event) => event.type === 'tool.end'));
+    }
   });
 
   it('replays k+1… exactly once to a subscriber that resubscribes after seq k', async () => {

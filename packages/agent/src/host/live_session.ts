@@ -17,6 +17,7 @@ import type {
   HostEvent,
   HostEventPayloads,
   HostEventType,
+  RunObserver,
   SessionInfo,
   SubscribeOptions,
   Subscription,
@@ -73,6 +74,8 @@ interface QueuedTurn {
   images?: readonly ImagePart[];
   /** What the person typed, when `input` is more (its `@path` files attached). */
   typed?: string;
+  /** Hears the run in-process. */
+  observer?: RunObserver;
 }
 
 /** What a queued run carries besides its text and kind. */
@@ -87,6 +90,17 @@ export interface EnqueueOptions {
    * what an interrupt gives back to the input.
    */
   typed?: string | undefined;
+  /** Hears the run in-process (`RunObserver`). */
+  observer?: RunObserver | undefined;
+}
+
+/** Hands `value` to an observer's listener, which may be absent or throw. */
+function heard<T>(listener: ((value: T) => void) | undefined, value: T): void {
+  try {
+    listener?.(value);
+  } catch {
+    // an observer never breaks the run
+  }
 }
 
 function new_turn_id(): string {
@@ -224,7 +238,7 @@ export class LiveSession {
 
   /** Queues a run; starts it at once when the session is free. */
   enqueue(input: string, kind: 'prompt' | 'follow_up', options: EnqueueOptions = {}): TurnTicket {
-    const { client_request_id, budget_scopes, images, model, typed } = options;
+    const { client_request_id, budget_scopes, images, model, typed, observer } = options;
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
       input,
@@ -234,6 +248,7 @@ export class LiveSession {
       ...(model === undefined ? {} : { model }),
       ...(images === undefined || images.length === 0 ? {} : { images }),
       ...(typed === undefined || typed === input ? {} : { typed }),
+      ...(observer === undefined ? {} : { observer }),
     };
     const queued = this.busy || this.#queue.length > 0;
     this.#queue.push(turn);
@@ -337,6 +352,7 @@ export class LiveSession {
     });
     this.touch();
     const seen = new TurnWatch();
+    const observer = turn.observer ?? {};
     const sink = turn_sink(this, turn_id, seen, (kind, text) =>
       this.#events.delta(kind, turn_id, text),
     );
@@ -365,13 +381,18 @@ export class LiveSession {
         ...(turn.budget_scopes === undefined ? {} : { budget_scopes: turn.budget_scopes }),
         on_event: (event) => {
           seen.hear(event);
+          heard(observer.on_event, event);
+          if (event.type === 'tool_call_end') this.#learn_sandbox(event.result.sandbox);
           map_agent_event(event, sink);
         },
         take_steering: () => this.#take_steering(),
         ...((turn.model ?? this.model_spec) === undefined
           ? {}
           : { model: turn.model ?? this.model_spec }),
-        on_provider_event: (event) => map_router_event(event, sink),
+        on_provider_event: (event) => {
+          heard(observer.on_provider_event, event);
+          map_router_event(event, sink);
+        },
         on_warning: (text) => {
           this.#init.on_warning(text);
           this.publish('error', { turn_id, message: text, code: 'session_write' });
@@ -409,6 +430,7 @@ export class LiveSession {
       stop_reason = signal.aborted ? 'aborted' : 'error';
       error = caught instanceof Error ? caught.message : String(caught);
       hints = this.agent.failure_hints(caught);
+      heard(observer.on_error, caught);
     }
     if (seen.messages !== null) this.history = [...seen.messages];
     const left = this.#steering.splice(0);
@@ -429,6 +451,13 @@ export class LiveSession {
         ? { budget_scope: seen.budget_scope }
         : {}),
     });
+  }
+
+  /** A command ran sandboxed before the look-up told the kind: `session.info` says it now. */
+  #learn_sandbox(kind: string | undefined): void {
+    if (this.sandbox !== undefined || kind === undefined || kind === 'none') return;
+    this.sandbox = kind;
+    this.touch();
   }
 
   #take_steering(): Message[] {

@@ -142,7 +142,7 @@ export class LiveSessions {
     // process), else in one more when the look ends; never holds up the start
     live.sandbox = agent.sandbox_kind_now();
     live.touch();
-    if (live.sandbox === undefined) {
+    if (live.sandbox === undefined && options.probe_sandbox !== false) {
       void agent.sandbox_kind().then((kind) => {
         if (live.closed || live.sandbox === kind) return;
         live.sandbox = kind;

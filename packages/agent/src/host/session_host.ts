@@ -24,6 +24,7 @@ import type {
   HostEvent,
   ModelInfo,
   PermissionOption,
+  RunObserver,
   SessionHost,
   SessionInfo,
   SubscribeOptions,
@@ -212,6 +213,7 @@ class Host implements SessionHost {
       attach_mentions?: boolean;
       budget_scopes?: { sender?: string; conversation?: string };
       images?: readonly ImagePart[];
+      observer?: RunObserver;
     } = {},
   ): Promise<TurnTicket> {
     const images = images_argument(options.images);
@@ -233,6 +235,7 @@ class Host implements SessionHost {
       images: [...images, ...mentioned],
       model,
       typed: input,
+      observer: options.observer,
     });
   }
 

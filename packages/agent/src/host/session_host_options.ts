@@ -46,6 +46,14 @@ export interface SessionHostOptions {
    * repeated. Default false: deltas already published would be published again.
    */
   restartable_stream?: boolean;
+  /**
+   * Look up how commands will run (`SessionInfo.sandbox`) as each session opens, for its first
+   * `session.info` (default true: a client shows it before anything runs). False for a surface
+   * that shows it only on a command's line (the one-shot `lich "task"`): nothing is started that
+   * the process would wait for at its end, and a session learns the kind from its first command
+   * that ran sandboxed.
+   */
+  probe_sandbox?: boolean;
   /** The process epoch (default a new random id). */
   epoch?: string;
   /** The version written to new session files (default the agent's). */

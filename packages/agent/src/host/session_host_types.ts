@@ -5,7 +5,8 @@
  * Types only: the implementation is `create_session_host` (session_host.ts). A surface depends on
  * this interface, never on the class, so tests can stand a fake in for it.
  */
-import type { ImagePart, Message, StopReason, Usage } from '@lich/core';
+import type { AgentListener, ImagePart, Message, StopReason, Usage } from '@lich/core';
+import type { RouterEvent } from '@lich/providers';
 import type { RewindOutcome, RewindPoint, RewindRequest } from '../checkpoints/rewind_types.js';
 
 /** How the session's tool calls are approved (see `PermissionPolicy`). */
@@ -28,6 +29,24 @@ export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
  * provider refused: finish reason `content_filter`), `error` (the model call failed).
  */
 export type TurnStopReason = StopReason;
+
+/**
+ * Hears one turn's run from inside the process that prompted it (a surface whose own format is
+ * built from the loop's events: `lich "task" --output-format stream-json`). Not for clients of
+ * `lich serve`: they have the session's events. Each listener is called synchronously, before the
+ * session's event for the same moment; a throwing one is ignored.
+ */
+export interface RunObserver {
+  /** Hears the run's loop events, as `AgentRunOptions.on_event`. */
+  on_event?: AgentListener;
+  /** Hears the provider router's retries and failovers of the run. */
+  on_provider_event?: (event: RouterEvent) => void;
+  /**
+   * Hears what the run failed with, when it threw (`turn.completed` then says `error` with its
+   * message): a surface that tells a bad config from a failed model call by it.
+   */
+  on_error?: (error: unknown) => void;
+}
 
 /** What is known of one session, live or on disk. */
 export interface SessionInfo {
@@ -200,6 +219,8 @@ export interface SessionHost {
        * them (`image_from_base64`) and the provider scales them when sent.
        */
       images?: readonly ImagePart[];
+      /** Hears this turn's run in-process (`RunObserver`). */
+      observer?: RunObserver;
     },
   ): Promise<TurnTicket>;
   /** Aborts the session's in-flight run (its queue stays). Resolves false when none was running. */
