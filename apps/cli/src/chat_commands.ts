@@ -83,3 +83,37 @@ export async function run_chat_command(
   }
   return { handled: true, exit: false };
 }
+
+/** What a one-shot task that names a slash command comes to (`task_command`). */
+export type TaskCommand =
+  | { kind: 'prompt'; text: string }
+  | { kind: 'done'; ok: boolean; output: string };
+
+/**
+ * A one-shot task (`lich "/review src"`) that names a slash command of the host's registry runs
+ * it, as the chat would: a command that makes a prompt (a custom command's template) gives the
+ * text to run, one that only answers (`/help`, `/sessions`) gives its output, which is then the
+ * answer. Resolves with null for any other task (an unknown `/word` is text for the model, as it
+ * always was for the one-shot). A command's failure is `{ ok: false }`, never thrown.
+ */
+export async function task_command(
+  task: string,
+  host: SessionHost,
+  session_id: string,
+): Promise<TaskCommand | null> {
+  const match = COMMAND_LINE.exec(task.trim());
+  if (match === null) return null;
+  const name = (match[1] as string).toLowerCase();
+  if (!host.commands(session_id).some((command) => command.name === name)) return null;
+  try {
+    const result = await host.run_command(session_id, name, (match[2] ?? '').trim());
+    if (result.prompt !== undefined) return { kind: 'prompt', text: result.prompt };
+    return { kind: 'done', ok: result.ok, output: result.output };
+  } catch (error) {
+    return {
+      kind: 'done',
+      ok: false,
+      output: error instanceof Error ? error.message : String(error),
+    };
+  }
+}

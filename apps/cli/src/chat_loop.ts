@@ -7,8 +7,8 @@ import { open_chat_host } from './chat_session.js';
 import { ChatTurns } from './chat_turns.js';
 import type { CommandContext } from './context.js';
 import { EXIT } from './exit_codes.js';
-import { HostProgressView } from './host_progress.js';
 import type { OutputSettings } from './output_settings.js';
+import { ProgressView } from './progress.js';
 
 /** What a chat starts from. */
 export interface ChatStart {
@@ -50,7 +50,7 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
     start.agent.config,
     start.command,
   );
-  const view = new HostProgressView({
+  const view = new ProgressView({
     stdout: context.io.stdout,
     stderr,
     out: context.out,

@@ -17,6 +17,8 @@ export interface ChatHostOptions {
   approver?: Approver;
   /** The answer is shown only whole (text into a pipe): a cut stream may be asked again. */
   restartable_stream: boolean;
+  /** Look up how commands run as the session opens (`SessionHostOptions.probe_sandbox`). */
+  probe_sandbox?: boolean;
 }
 
 /** A chat's `SessionHost` and the live session it talks in. */
@@ -45,6 +47,7 @@ export async function open_chat_host(
     approval_mode: options.approval_mode,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.restartable_stream ? { restartable_stream: true } : {}),
+    ...(options.probe_sandbox === false ? { probe_sandbox: false } : {}),
     on_warning: (text: string) => context.warn(text),
   };
   if (options.resume !== undefined) {

@@ -1,7 +1,7 @@
 import type { HostEvent, HostEventPayloads, SessionHost, SessionInfo } from '@lich/agent';
 import type { CommandContext } from './context.js';
-import type { HostProgressView } from './host_progress.js';
 import { type Interrupt, on_interrupt } from './interrupt.js';
+import type { ProgressView } from './progress.js';
 import { unanswered } from './unanswered.js';
 
 /** How a chat's turns are said. */
@@ -36,7 +36,7 @@ export class ChatTurns {
   readonly #context: CommandContext;
   readonly #host: SessionHost;
   readonly #session: SessionInfo;
-  readonly #view: HostProgressView;
+  readonly #view: ProgressView;
   readonly #options: ChatTurnsOptions;
   /** Messages handed to the host that it has not taken yet. */
   readonly #sending = new Set<Promise<unknown>>();
@@ -50,7 +50,7 @@ export class ChatTurns {
     context: CommandContext,
     host: SessionHost,
     session: SessionInfo,
-    view: HostProgressView,
+    view: ProgressView,
     options: ChatTurnsOptions,
   ) {
     this.#context = context;

@@ -110,7 +110,8 @@ const RUN = `Usage: lich "task" [options]
 
 Runs one task. The answer streams to stdout and nothing else does; progress (a spinner, one line
 per tool call, the reasoning with --show-reasoning) goes to stderr. Piped stdin is added to the
-task as context (clamped when larger than the context window allows).
+task as context (clamped when larger than the context window allows). A task that names a slash
+command runs it, as lich chat does: lich "/review src/app.ts" sends a custom command's prompt.
 
 Options:
 ${RUN_FLAGS}

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { HostEvent, HostEventPayloads, HostEventType } from '@lich/agent';
-import { describe, expect, it } from 'vitest';
-import { HostProgressView } from './host_progress.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ProgressView } from './progress.js';
 import { make_style } from './style.js';
 
 type Sink = Writable & { isTTY: boolean; text: string };
@@ -21,15 +21,20 @@ function sink(is_tty: boolean): Sink {
 function view_of(
   stdout: Sink,
   stderr: Sink,
-  options: { show_reasoning?: boolean; verbose?: boolean; quiet?: boolean } = {},
-): HostProgressView {
-  return new HostProgressView({
+  options: {
+    show_reasoning?: boolean;
+    verbose?: boolean;
+    quiet?: boolean;
+    write_answer?: boolean;
+  } = {},
+): ProgressView {
+  return new ProgressView({
     stdout,
     stderr,
     out: make_style(stdout, { NO_COLOR: '1' }),
     err: make_style(stderr, { NO_COLOR: '1' }),
     show_reasoning: options.show_reasoning ?? false,
-    write_answer: true,
+    write_answer: options.write_answer ?? true,
     ...(options.verbose === undefined ? {} : { verbose: options.verbose }),
     ...(options.quiet === undefined ? {} : { quiet: options.quiet }),
   });
@@ -97,7 +102,7 @@ function turn_events(): HostEvent[] {
   ];
 }
 
-describe('HostProgressView', () => {
+describe('ProgressView', () => {
   it('through a pipe: stdout gets exactly the answer, the preamble goes to stderr', () => {
     const stdout = sink(false);
     const stderr = sink(false);
@@ -233,5 +238,78 @@ describe('HostProgressView', () => {
     view.listener(event('compaction', { turn_id: '', ok: true, before_count: 6, after_count: 3 }));
     view.stop();
     expect(stderr.text).toBe('compressed the history: 30 → 6 messages\n');
+  });
+
+  it('writes nothing to stdout for --json', () => {
+    const stdout = sink(false);
+    const view = view_of(stdout, sink(false), { write_answer: false });
+    for (const item of turn_events()) view.listener(item);
+    expect(stdout.text).toBe('');
+    expect(view.answer).toBe('It is missing.');
+  });
+
+  it('on a terminal shows a spinner naming the call while it runs, and none through a pipe', () => {
+    vi.useFakeTimers();
+    try {
+      const shown: string[] = [];
+      for (const tty of [true, false]) {
+        const stderr = sink(tty);
+        const view = view_of(sink(false), stderr);
+        view.listener(
+          event('tool.start', {
+            turn_id,
+            tool_call_id: 'c1',
+            name: 'read_file',
+            args: { path: 'a  b.txt' },
+          }),
+        );
+        vi.advanceTimersByTime(200);
+        view.stop();
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences of colour
+        shown.push(stderr.text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''));
+      }
+      expect(shown[0]).toContain('⠋ read_file a b.txt');
+      expect(shown[0]).toContain('⠙ read_file a b.txt');
+      expect(shown[1]).toBe('');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes stderr lines together, within 50 ms, and before anything on stdout', () => {
+    vi.useFakeTimers();
+    try {
+      const stdout = sink(false);
+      const stderr = sink(false);
+      let writes = 0;
+      const write = stderr.write.bind(stderr);
+      stderr.write = ((...args: Parameters<typeof write>) => {
+        writes += 1;
+        return write(...args);
+      }) as typeof stderr.write;
+      const view = view_of(stdout, stderr);
+      const end = (id: string): HostEvent =>
+        event('tool.end', {
+          turn_id,
+          tool_call_id: id,
+          name: 'glob',
+          ok: true,
+          output: '',
+          duration_ms: 2,
+        });
+      for (const id of ['a', 'b', 'c']) view.listener(end(id));
+      expect(writes).toBe(0);
+      vi.advanceTimersByTime(50);
+      expect(writes).toBe(1);
+      expect(stderr.text).toBe('✓ glob 2 ms\n'.repeat(3));
+      view.listener(end('d'));
+      view.listener(
+        event('message.completed', { turn_id, message: { role: 'assistant', content: 'done' } }),
+      );
+      expect(stderr.text).toBe('✓ glob 2 ms\n'.repeat(4));
+      expect(stdout.text).toBe('done\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,14 +1,15 @@
 import type { HostEvent } from '@lich/agent';
-import { argument_hint, OutputView } from './progress_output.js';
+import { argument_hint, type ProgressOptions, ProgressOutput } from './progress_output.js';
 
 /**
- * Shows the turns of a `SessionHost` session as they happen, from its events, the way
- * `ProgressView` shows a run from the agent's: the answer on stdout (streamed on a terminal,
- * whole through a pipe), and on stderr a spinner while the model thinks, a line per tool call,
- * the reasoning when asked, compactions, and with `-v` a line per model call. Pending output is
- * written when a turn ends or a permission is asked. `listener` never throws.
+ * Shows the turns of a `SessionHost` session as they happen, from its events (`lich "task"` and
+ * `lich chat`): the answer on stdout (streamed on a terminal, whole through a pipe), and on stderr
+ * a spinner while the model thinks, a line per tool call, the reasoning when asked, compactions,
+ * and with `-v` a line per model call. Pending output is written when a turn ends or a permission
+ * is asked. `listener` never throws.
  */
-export class HostProgressView extends OutputView {
+export class ProgressView {
+  readonly #output: ProgressOutput;
   readonly #tool_args = new Map<string, unknown>();
   /** The model calls of the turn so far (the `-v` line numbers them). */
   #calls = 0;
@@ -18,6 +19,23 @@ export class HostProgressView extends OutputView {
   #sandbox: string | undefined;
   /** The answer of the last turn, once known. */
   answer: string | null = null;
+
+  constructor(options: ProgressOptions) {
+    this.#output = new ProgressOutput(options);
+  }
+
+  /** Stops the spinner and writes what is pending. Idempotent. */
+  stop(): void {
+    this.#output.stop();
+  }
+
+  /**
+   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
+   * on a line of its own. Idempotent.
+   */
+  finish_line(): void {
+    this.#output.finish_line();
+  }
 
   /** Hears the session's events. */
   readonly listener = (event: HostEvent): void => {
@@ -29,7 +47,7 @@ export class HostProgressView extends OutputView {
   };
 
   #handle(event: HostEvent): void {
-    const { output } = this;
+    const output = this.#output;
     switch (event.type) {
       case 'session.info':
         if (event.payload.sandbox !== undefined) this.#sandbox = event.payload.sandbox;

@@ -1,7 +1,7 @@
 /**
- * How a run's progress is written, whatever told of it: the agent's own events (`ProgressView`,
- * for `lich "task"`) or a `SessionHost`'s (`HostProgressView`, for `lich chat`). Both say the
- * same things the same way through one `ProgressOutput`.
+ * How a run's progress is written (`ProgressOutput`): the answer on stdout, and on stderr the
+ * spinner, the tool lines, the reasoning and the notes. `ProgressView` drives it from a session's
+ * events.
  */
 import type { Usage } from '@lich/core';
 import type { Pricer } from './run_report.js';
@@ -330,27 +330,5 @@ export class ProgressOutput {
     if (!this.#stdout_mid_line || !this.live) return;
     this.options.stdout.write('\n');
     this.#stdout_mid_line = false;
-  }
-}
-
-/** A view of a run that writes through its own `ProgressOutput`: what stops it, and ends its line. */
-export abstract class OutputView {
-  protected readonly output: ProgressOutput;
-
-  constructor(options: ProgressOptions) {
-    this.output = new ProgressOutput(options);
-  }
-
-  /** Stops the spinner and writes what is pending. Idempotent. */
-  stop(): void {
-    this.output.stop();
-  }
-
-  /**
-   * Ends the line an answer left open on a terminal (cut by Ctrl+C), so a notice after it starts
-   * on a line of its own. Idempotent.
-   */
-  finish_line(): void {
-    this.output.finish_line();
   }
 }

@@ -1,6 +1,16 @@
 import type { AgentEvent, Usage } from '@lich/core';
 import { add_usage, empty_usage } from '@lich/core';
-import type { ToolCallSummary } from './progress.js';
+
+/** One tool call as the `--json` document reports it. */
+export interface ToolCallSummary {
+  name: string;
+  arguments: unknown;
+  ok: boolean;
+  duration_ms: number;
+  error?: string;
+  /** For a tool that ran a command: the sandbox it ran under (`bwrap`, `sandbox-exec`) or `none`. */
+  sandbox?: string;
+}
 
 /** Prices one model call in dollars; null when its model has no known price. */
 export type Pricer = (
@@ -30,8 +40,8 @@ export interface RunDocument {
 
 /**
  * Follows a run's events to report it whichever way it ends: the turns used, the usage summed
- * over the model calls that answered, and the provider and model of the last one (or the first
- * configured, before any answered). `listener` never throws.
+ * over the model calls that answered, the provider and model of the last one (or the first
+ * configured, before any answered), and each tool call. `listener` never throws.
  */
 export class RunReport {
   turns_used = 0;
@@ -40,6 +50,8 @@ export class RunReport {
   budget_stop: string | null = null;
   provider: string | null;
   model: string | null;
+  readonly tool_calls: ToolCallSummary[] = [];
+  readonly #tool_args = new Map<string, unknown>();
   readonly #price: Pricer | undefined;
 
   constructor(first: { kind: string; model: string } | undefined, price?: Pricer) {
@@ -60,6 +72,20 @@ export class RunReport {
     }
     if (event.type === 'run_end') this.turns_used = event.turns_used;
     if (event.type === 'budget' && event.level === 'stop') this.budget_stop = event.message;
+    if (event.type === 'tool_call_start') this.#tool_args.set(event.call.id, event.args);
+    if (event.type === 'tool_call_end') {
+      const { result } = event;
+      const summary: ToolCallSummary = {
+        name: event.call.name,
+        arguments: this.#tool_args.get(event.call.id) ?? null,
+        ok: result.ok,
+        duration_ms: Math.round(result.duration_ms),
+      };
+      this.#tool_args.delete(event.call.id);
+      if (!result.ok) summary.error = result.error ?? result.output;
+      if (result.sandbox !== undefined) summary.sandbox = result.sandbox;
+      this.tool_calls.push(summary);
+    }
   };
 
   /** What `--json` prints at the end of a run (stream-json's last line), from the events heard. */
@@ -68,7 +94,6 @@ export class RunReport {
     stopped_reason: string;
     error?: string | null;
     session_path: string | null;
-    tool_calls: ToolCallSummary[];
   }): RunDocument {
     return {
       answer: fields.answer,
@@ -81,7 +106,7 @@ export class RunReport {
       provider: this.provider,
       model: this.model,
       session_path: fields.session_path,
-      tool_calls: fields.tool_calls,
+      tool_calls: [...this.tool_calls],
     };
   }
 }

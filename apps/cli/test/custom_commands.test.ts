@@ -11,6 +11,7 @@ import {
   run_lich,
   type Sandbox,
   sandbox_and_server_each,
+  session_files,
 } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -60,6 +61,37 @@ describe('custom commands on every surface', () => {
     expect(review).toContain('<file path="STYLE.md">\nShort functions.\n</file>');
     const component = request_body<Body>(server, 1).messages.at(-1)?.content;
     expect(component).toBe('Create a component named UserCard.');
+  });
+
+  it('the one-shot runs a named command: its prompt goes to the model, a plain command answers, other text is text', async () => {
+    await team_commands();
+    server.enqueue({ text: 'Reviewed.' }, { text: 'Cleaned.' });
+    const run = (args: string[], input?: string) =>
+      run_lich(args, {
+        cwd: sandbox.work_dir,
+        env: openai_env(sandbox, server.base_url),
+        ...(input === undefined ? {} : { input }),
+      });
+    const review = await run(['/review', 'src/a.ts']);
+    expect(review.code).toBe(0);
+    expect(review.stdout).toBe('Reviewed.\n');
+    const sent = request_body<Body>(server, 0).messages.at(-1)?.content ?? '';
+    expect(sent).toContain('Review src/a.ts against STYLE.md.');
+    expect(sent).toContain('<file path="STYLE.md">');
+    // a command that only answers: its output is the answer, and no session is left for it
+    const sessions = await session_files(sandbox.work_dir);
+    const help = await run(['/help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^\/review <file> {2}Review a file$/m);
+    expect(await session_files(sandbox.work_dir)).toEqual(sessions);
+    const listed = JSON.parse((await run(['--json', '/help'])).stdout);
+    expect(listed).toMatchObject({ stopped_reason: 'final', turns_used: 0 });
+    expect(listed.answer).toContain('/frontend:component');
+    // a slash that names no command is text for the model
+    const text = await run(['/tmp is full, what now?']);
+    expect(text.stdout).toBe('Cleaned.\n');
+    expect(request_body<Body>(server, 1).messages.at(-1)?.content).toBe('/tmp is full, what now?');
+    expect(server.requests).toHaveLength(2);
   });
 
   it("lich serve lists them in commands.list, and command.run hands back the command's prompt", async () => {

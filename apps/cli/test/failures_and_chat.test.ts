@@ -8,6 +8,7 @@ import {
   run_lich,
   type Sandbox,
   sandbox_and_server_each,
+  session_files,
 } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -66,6 +67,22 @@ describe('the --json document has one shape', () => {
     server.enqueue({ text: 'fine' });
     const ok = JSON.parse((await run(['--json', 'hi'])).stdout);
     expect(Object.keys(ok).sort()).toEqual(Object.keys(document).sort());
+  });
+});
+
+describe('a plugin that cannot be loaded', () => {
+  it('stops the task with 2 before a session is opened, said once, in the --json document too', async () => {
+    await mkdir(join(sandbox.work_dir, '.lich'), { recursive: true });
+    await writeFile(
+      join(sandbox.work_dir, '.lich', 'config.json'),
+      JSON.stringify({ plugins: ['./missing.mjs'] }),
+    );
+    const result = await run(['--trust', '--json', 'hi']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ answer: null, stopped_reason: 'error' });
+    expect(result.stderr.match(/could not be loaded/g)).toHaveLength(1);
+    expect(await session_files(sandbox.work_dir)).toEqual([]);
+    expect(server.requests).toHaveLength(0);
   });
 });
 

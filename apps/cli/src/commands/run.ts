@@ -102,29 +102,19 @@ export const command_run: Command = async (context) => {
       await agent.close();
     }
   }
-  const { open_task_session } = await import('../task_session.js');
-  const opened = await open_task_session(context, agent, {
-    ...(resume === null ? {} : { resume: resume.path }),
-    no_session: values['no-session'] === true,
-    command: 'run',
-  });
   try {
-    // `@path` in the task attaches the file, a picture as itself (C31, #35)
-    const mentions = await agent.attach_file_mentions(input);
-    for (const { path, why } of mentions.skipped) context.warn(`@${path} was not attached: ${why}`);
-    const outcome = await execute_task(context, {
+    return await execute_task(context, {
       agent,
-      input: mentions.text,
-      images: [...images, ...mentions.images],
-      history: opened.history,
-      session: opened.session,
+      input,
+      images,
+      ...(resume === null ? {} : { resume: resume.path }),
+      no_session: values['no-session'] === true,
+      command: 'run',
       output,
       show_reasoning: values['show-reasoning'] === true,
       approval,
     });
-    return outcome.code;
   } finally {
-    await opened.session?.close();
     await agent.close();
   }
 };

@@ -291,25 +291,18 @@ export const command_sessions: Command = async (context) => {
           await agent.close();
         }
       }
-      const { open_task_session } = await import('../task_session.js');
-      const opened = await open_task_session(context, agent, {
-        resume: id,
-        no_session: false,
-        command: 'sessions',
-      });
       try {
-        const outcome = await execute_task(context, {
+        return await execute_task(context, {
           agent,
           input: task,
-          history: opened.history,
-          session: opened.session,
+          resume: id,
+          no_session: false,
+          command: 'sessions',
           output,
           show_reasoning: values['show-reasoning'] === true,
           approval: await cli_approval(context, values, agent.config, 'sessions'),
         });
-        return outcome.code;
       } finally {
-        await opened.session?.close();
         await agent.close();
       }
     }
