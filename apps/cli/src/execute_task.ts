@@ -46,10 +46,10 @@ function error_text(error: unknown): string {
  * `lich serve`), with progress on stderr and the answer (or the `--json` / `stream-json` output,
  * built from the run's own events) on stdout. A task that names a slash command of the host's
  * registry runs it (`task_command`): a custom command's prompt is the task, another command's
- * output the answer. Resolves with the exit code: 0 answered, 1 the model
- * or provider failed, 2 the config (a plugin) could not be loaded, 130 aborted (Ctrl+C), 143
- * terminated; never rejects for a failed run. Rejects with a `UsageError` for a session to resume
- * it cannot find. Closes the agent.
+ * output the answer. Resolves with the exit code: 0 answered, 1 the model or provider failed, 2
+ * the config (a plugin) could not be loaded, 130 aborted (Ctrl+C), 143 terminated; never rejects
+ * for a failed run. Rejects with a `UsageError` for a session to resume it cannot find. The host's
+ * shutdown closes the agent.
  */
 export async function execute_task(context: CommandContext, options: TaskOptions): Promise<number> {
   const { agent } = options;
