@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { ImagePart, Message, Usage } from '@lich/core';
+import type { Message, Usage } from '@lich/core';
 import {
   is_retry_of,
   type LastRun,
@@ -11,13 +10,13 @@ import type { Agent } from '../agent.js';
 import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
 import { map_agent_event, map_router_event } from './host_event_mapper.js';
+import { type EnqueueOptions, new_turn_id, type QueuedTurn } from './queued_turn.js';
 import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
   HostEvent,
   HostEventPayloads,
   HostEventType,
-  RunObserver,
   SessionInfo,
   SubscribeOptions,
   Subscription,
@@ -62,38 +61,6 @@ export interface LiveSessionInit {
   last_run?: LastRun | null;
 }
 
-interface QueuedTurn {
-  turn_id: string;
-  input: string;
-  kind: 'prompt' | 'follow_up';
-  client_request_id?: string;
-  budget_scopes?: { sender?: string; conversation?: string };
-  /** This turn's model (a custom command's `model:`), over the session's. */
-  model?: string;
-  /** Pictures sent with `input` (the user message is then text and pictures). */
-  images?: readonly ImagePart[];
-  /** What the person typed, when `input` is more (its `@path` files attached). */
-  typed?: string;
-  /** Hears the run in-process. */
-  observer?: RunObserver;
-}
-
-/** What a queued run carries besides its text and kind. */
-export interface EnqueueOptions {
-  client_request_id?: string | undefined;
-  budget_scopes?: { sender?: string; conversation?: string } | undefined;
-  images?: readonly ImagePart[] | undefined;
-  /** This turn's model (a custom command's `model:`), over the session's. */
-  model?: string | undefined;
-  /**
-   * What the person typed, when `input` is more (its `@path` files attached): the title, and
-   * what an interrupt gives back to the input.
-   */
-  typed?: string | undefined;
-  /** Hears the run in-process (`RunObserver`). */
-  observer?: RunObserver | undefined;
-}
-
 /** Hands `value` to an observer's listener, which may be absent or throw. */
 function heard<T>(listener: ((value: T) => void) | undefined, value: T): void {
   try {
@@ -101,10 +68,6 @@ function heard<T>(listener: ((value: T) => void) | undefined, value: T): void {
   } catch {
     // an observer never breaks the run
   }
-}
-
-function new_turn_id(): string {
-  return `turn_${randomUUID()}`;
 }
 
 /**
