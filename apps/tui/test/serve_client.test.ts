@@ -25,7 +25,10 @@ function as_session_host(fake: FakeClient): SessionHost {
     set_title: async () => undefined,
     prompt: (id, input, options) => fake.prompt(id, input, options),
     abort: (id) => fake.abort(id),
-    interrupt: (id) => fake.interrupt(id),
+    interrupt: async (id) => {
+      const taken = await fake.interrupt(id);
+      return { ...taken, queued_images: taken.queued.map(() => []) };
+    },
     steer: (id, text) => fake.steer(id, text),
     follow_up: (id, text) => fake.follow_up(id, text),
     subscribe: (id, listener, options) => fake.subscribe(id, listener, options),

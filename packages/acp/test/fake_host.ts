@@ -15,7 +15,7 @@ import type {
   TurnStopReason,
 } from '@lich/agent';
 import { PERMISSION_OPTIONS, SessionHostError } from '@lich/agent';
-import type { Message } from '@lich/core';
+import type { ImagePart, Message } from '@lich/core';
 
 /** What a prompt script can do. */
 export interface TurnScript {
@@ -223,8 +223,10 @@ export class FakeHost implements SessionHost {
     return { turn_id, queued: false };
   }
 
-  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
-    return { aborted: await this.abort(session_id), queued: [] };
+  async interrupt(
+    session_id: string,
+  ): Promise<{ aborted: boolean; queued: string[]; queued_images: ImagePart[][] }> {
+    return { aborted: await this.abort(session_id), queued: [], queued_images: [] };
   }
 
   async abort(session_id: string): Promise<boolean> {

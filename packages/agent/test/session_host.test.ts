@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TempDir } from '@lich/testkit';
-import { to_chat_result } from '@lich/testkit';
+import { TINY_PNG_BASE64, to_chat_result } from '@lich/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionHostError } from '../src/host/session_host_error.js';
 import type { HostEvent, SessionHost } from '../src/host/session_host_types.js';
@@ -398,14 +398,23 @@ describe('SessionHost', () => {
       );
       return `re: ${last_user(call)}`;
     });
-    const { host } = await host_with(chat);
+    const { host, work_dir } = await host_with(chat);
+    await writeFile(join(work_dir, 'shot.png'), Buffer.from(TINY_PNG_BASE64, 'base64'));
     const { session_id } = await host.create();
     await host.prompt(session_id, 'long task');
     await host.follow_up(session_id, 'then this');
     await host.steer(session_id, 'use tabs');
+    const picture = { type: 'image' as const, media_type: 'image/png', data: TINY_PNG_BASE64 };
+    await host.prompt(session_id, 'what is in it?', { images: [picture] });
+    await host.prompt(session_id, 'and @shot.png', { attach_mentions: true });
     await called.promise;
     const taken = await host.interrupt(session_id);
-    expect(taken).toEqual({ aborted: true, queued: ['use tabs', 'then this'] });
+    // the picture sent comes back with its text; the one @shot.png brought comes with the text
+    expect(taken).toEqual({
+      aborted: true,
+      queued: ['use tabs', 'then this', 'what is in it?', 'and @shot.png'],
+      queued_images: [[], [], [picture], []],
+    });
     await host.idle(session_id);
     expect(chat.calls).toHaveLength(1);
     expect((await host.get(session_id)).queued).toBe(0);

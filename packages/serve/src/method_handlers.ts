@@ -137,8 +137,27 @@ export const METHOD_HANDLERS: Handlers = {
   'run.abort': async (connection, params) => ({
     aborted: await connection.core.host.abort(params.string('session_id')),
   }),
-  'run.interrupt': async (connection, params) =>
-    connection.core.host.interrupt(params.string('session_id')),
+  'run.interrupt': async (connection, params) => {
+    const taken = await connection.core.host.interrupt(params.string('session_id'));
+    return {
+      aborted: taken.aborted,
+      queued: taken.queued,
+      // each picture as `prompt.submit` takes it, to be sent again
+      queued_images: taken.queued_images.map((images) =>
+        images.flatMap((image) =>
+          image.data === undefined
+            ? []
+            : [
+                {
+                  media_type: image.media_type,
+                  data: image.data,
+                  ...(image.name === undefined ? {} : { name: image.name }),
+                },
+              ],
+        ),
+      ),
+    };
+  },
   'run.steer': async (connection, params) => {
     const session_id = params.string('session_id');
     await connection.core.host.steer(session_id, params.string('text'));

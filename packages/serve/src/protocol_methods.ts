@@ -144,7 +144,11 @@ export interface MethodMap {
   };
   'run.abort': { params: SessionParams; result: { aborted: boolean } };
   /** Aborts the run and takes back what was queued behind it (its texts, oldest first). */
-  'run.interrupt': { params: SessionParams; result: { aborted: boolean; queued: string[] } };
+  'run.interrupt': {
+    params: SessionParams;
+    /** `queued_images[i]`: the pictures sent with `queued[i]` (none for most). */
+    result: { aborted: boolean; queued: string[]; queued_images: WirePromptImage[][] };
+  };
   'run.steer': { params: SessionParams & { text: string }; result: Record<string, never> };
   'run.follow_up': {
     params: SessionParams & { text: string; attach_mentions?: boolean };

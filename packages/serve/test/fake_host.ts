@@ -11,7 +11,7 @@ import {
   type Subscription,
   type TurnTicket,
 } from '@lich/agent';
-import type { Message } from '@lich/core';
+import type { ImagePart, Message } from '@lich/core';
 
 /** What one scripted turn does, in order. */
 export type FakeStep =
@@ -231,8 +231,10 @@ export class FakeHost implements SessionHost {
     void this.#drain(session_id);
   }
 
-  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
-    return { aborted: await this.abort(session_id), queued: [] };
+  async interrupt(
+    session_id: string,
+  ): Promise<{ aborted: boolean; queued: string[]; queued_images: ImagePart[][] }> {
+    return { aborted: await this.abort(session_id), queued: [], queued_images: [] };
   }
 
   async abort(session_id: string): Promise<boolean> {

@@ -73,6 +73,42 @@ describe('prompt.submit with images', () => {
     ]);
   });
 
+  it('run.interrupt gives back the pictures of a queued prompt, as prompt.submit takes them', async () => {
+    real.model.enqueue(
+      { text: 'a long answer that takes its time', chunk_chars: 2, chunk_delay_ms: 100 },
+      { text: 'a pixel' },
+    );
+    const session_id = await new_session();
+    await peer.call('prompt.submit', { session_id, text: 'first' });
+    await real.model.wait_for_requests(1);
+    const picture = { media_type: 'image/png', data: TINY_PNG_BASE64, name: 'dot.png' };
+    const queued = await peer.call('prompt.submit', {
+      session_id,
+      text: 'and this?',
+      images: [picture],
+    });
+    expect(queued.result).toMatchObject({ queued: true });
+    const taken = await peer.call('run.interrupt', { session_id });
+    expect(taken.result).toEqual({
+      aborted: true,
+      queued: ['and this?'],
+      queued_images: [[picture]],
+    });
+    await expect
+      .poll(async () => (await real.host.get(session_id)).busy, { timeout: 5000 })
+      .toBe(false);
+    // sent again as given back, it reaches the model whole
+    const [text] = (taken.result as { queued: string[] }).queued;
+    const [images] = (taken.result as { queued_images: unknown[][] }).queued_images;
+    await peer.call('prompt.submit', { session_id, text, images });
+    await real.model.wait_for_requests(2);
+    const body = real.model.requests[1]?.body as { messages: { role: string; content: unknown }[] };
+    expect(body.messages.at(-1)?.content).toEqual([
+      { type: 'text', text: 'and this?' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+    ]);
+  });
+
   it('LichClient.prompt sends images', async () => {
     real.model.enqueue({ text: 'a pixel' });
     const client = await LichClient.connect({

@@ -367,12 +367,14 @@ export class FakeSessionHost implements SessionHost {
     return answered;
   }
 
-  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+  async interrupt(
+    session_id: string,
+  ): Promise<{ aborted: boolean; queued: string[]; queued_images: ImagePart[][] }> {
     const live = this.#live(session_id);
     const queued = [...live.steering, ...live.queue.map((turn) => turn.input)];
     live.steering = [];
     live.queue = [];
-    return { aborted: await this.abort(session_id), queued };
+    return { aborted: await this.abort(session_id), queued, queued_images: queued.map(() => []) };
   }
 
   async abort(session_id: string): Promise<boolean> {

@@ -10,7 +10,12 @@ import type { Agent } from '../agent.js';
 import { SUBAGENT_EVENTS_FIELD, type SubagentEvent } from '../toolbox/subagent_runner.js';
 import type { EventRing } from './event_ring.js';
 import { map_agent_event, map_router_event } from './host_event_mapper.js';
-import { type EnqueueOptions, new_turn_id, type QueuedTurn } from './queued_turn.js';
+import {
+  type EnqueueOptions,
+  new_turn_id,
+  type QueuedTurn,
+  type TakenBack,
+} from './queued_turn.js';
 import { SessionEventStream } from './session_event_stream.js';
 import type {
   ApprovalMode,
@@ -201,7 +206,7 @@ export class LiveSession {
 
   /** Queues a run; starts it at once when the session is free. */
   enqueue(input: string, kind: 'prompt' | 'follow_up', options: EnqueueOptions = {}): TurnTicket {
-    const { client_request_id, budget_scopes, images, model, typed, observer } = options;
+    const { client_request_id, budget_scopes, images, mentioned, model, typed, observer } = options;
     const turn: QueuedTurn = {
       turn_id: new_turn_id(),
       input,
@@ -210,6 +215,7 @@ export class LiveSession {
       ...(budget_scopes === undefined ? {} : { budget_scopes }),
       ...(model === undefined ? {} : { model }),
       ...(images === undefined || images.length === 0 ? {} : { images }),
+      ...(mentioned === undefined || mentioned.length === 0 ? {} : { mentioned }),
       ...(typed === undefined || typed === input ? {} : { typed }),
       ...(observer === undefined ? {} : { observer }),
     };
@@ -242,15 +248,17 @@ export class LiveSession {
 
   /**
    * Takes back what waits: the queued prompts and follow-ups and the steering text, oldest first,
-   * so nothing starts by itself after an interrupt.
+   * each with the pictures sent with it, so nothing starts by itself after an interrupt.
    */
-  take_queued(): string[] {
-    // what the person typed: `@notes.md`, not the file it brought in
-    const texts = [...this.#steering, ...this.#queue.map((turn) => turn.typed ?? turn.input)];
-    const had = texts.length > 0;
+  take_queued(): TakenBack[] {
+    const taken: TakenBack[] = [
+      ...this.#steering.map((text) => ({ text, images: [] })),
+      // what the person typed: `@notes.md`, not the file it brought in
+      ...this.#queue.map((turn) => ({ text: turn.typed ?? turn.input, images: turn.images ?? [] })),
+    ];
     this.drop_queue();
-    if (had) this.touch();
-    return texts;
+    if (taken.length > 0) this.touch();
+    return taken;
   }
 
   /**
@@ -335,7 +343,9 @@ export class LiveSession {
     try {
       const result = await this.agent.run({
         input: turn.input,
-        ...(turn.images === undefined ? {} : { images: turn.images }),
+        ...(turn.images === undefined && turn.mentioned === undefined
+          ? {}
+          : { images: [...(turn.images ?? []), ...(turn.mentioned ?? [])] }),
         history: this.history,
         signal,
         session: this.handle ?? false,

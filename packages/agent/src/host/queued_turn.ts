@@ -13,10 +13,19 @@ export interface QueuedTurn {
   model?: string;
   /** Pictures sent with `input` (the user message is then text and pictures). */
   images?: readonly ImagePart[];
+  /** Pictures the typed text's `@path` mentions brought, after `images`. */
+  mentioned?: readonly ImagePart[];
   /** What the person typed, when `input` is more (its `@path` files attached). */
   typed?: string;
   /** Hears the run in-process. */
   observer?: RunObserver;
+}
+
+/** A queued turn an interrupt took back: what was typed, and the pictures sent with it. */
+export interface TakenBack {
+  text: string;
+  /** The pictures sent with it (not those its `@path` mentions brought: they come again). */
+  images: readonly ImagePart[];
 }
 
 /** What a queued run carries besides its text and kind. */
@@ -24,6 +33,8 @@ export interface EnqueueOptions {
   client_request_id?: string | undefined;
   budget_scopes?: { sender?: string; conversation?: string } | undefined;
   images?: readonly ImagePart[] | undefined;
+  /** Pictures the typed text's `@path` mentions brought. */
+  mentioned?: readonly ImagePart[] | undefined;
   /** This turn's model (a custom command's `model:`), over the session's. */
   model?: string | undefined;
   /**

@@ -232,7 +232,8 @@ class Host implements SessionHost {
     return live.enqueue(text, 'prompt', {
       client_request_id: options.client_request_id,
       budget_scopes: options.budget_scopes,
-      images: [...images, ...mentioned],
+      images,
+      mentioned,
       model,
       typed: input,
       observer: options.observer,
@@ -248,14 +249,20 @@ class Host implements SessionHost {
     return live.abort();
   }
 
-  async interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }> {
+  async interrupt(
+    session_id: string,
+  ): Promise<{ aborted: boolean; queued: string[]; queued_images: ImagePart[][] }> {
     const live = this.#sessions.get(session_id);
     if (live === undefined) {
       await this.get(session_id);
-      return { aborted: false, queued: [] };
+      return { aborted: false, queued: [], queued_images: [] };
     }
-    const queued = live.take_queued();
-    return { aborted: live.abort(), queued };
+    const taken = live.take_queued();
+    return {
+      aborted: live.abort(),
+      queued: taken.map((entry) => entry.text),
+      queued_images: taken.map((entry) => [...entry.images]),
+    };
   }
 
   async steer(session_id: string, text: string): Promise<void> {
@@ -283,7 +290,7 @@ class Host implements SessionHost {
     return live.enqueue(expanded.text, 'follow_up', {
       model,
       typed: text,
-      ...(expanded.mentioned.length === 0 ? {} : { images: expanded.mentioned }),
+      mentioned: expanded.mentioned,
     });
   }
 

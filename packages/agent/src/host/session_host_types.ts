@@ -228,9 +228,14 @@ export interface SessionHost {
   /**
    * What a person's Esc means: aborts the run in flight and takes back everything queued behind
    * it (prompts, follow-ups, steering text), oldest first, so nothing starts by itself; the
-   * surface puts the texts back into its input.
+   * surface puts the texts (and the pictures sent with them) back into its input.
    */
-  interrupt(session_id: string): Promise<{ aborted: boolean; queued: string[] }>;
+  interrupt(session_id: string): Promise<{
+    aborted: boolean;
+    queued: string[];
+    /** The pictures sent with each of `queued` (`queued_images[i]` with `queued[i]`; often none). */
+    queued_images: ImagePart[][];
+  }>;
   steer(session_id: string, text: string): Promise<void>;
   follow_up(
     session_id: string,
