@@ -22,7 +22,10 @@ export type Pricer = (
 /** The one shape of the `--json` result document, on success, failure and abort alike. */
 export interface RunDocument {
   answer: string | null;
-  /** `final`, `budget`, `aborted` or `error`. */
+  /**
+   * Why the run ended, in the vocabulary of every surface (`StopReason`): `final`, `max_turns`,
+   * `budget`, `refusal`, `aborted` or `error`.
+   */
   stopped_reason: string;
   /** Why the run failed, or null. */
   error: string | null;
