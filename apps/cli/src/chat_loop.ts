@@ -38,7 +38,8 @@ const EXIT_WORDS = new Set(['exit', 'quit']);
  * are approved with the terminal's one-key question, `allow always` holding for the session.
  * Ends at `/exit` or the end of the input; Ctrl+C aborts the answer being written and takes back
  * what was queued (through a pipe it also ends the chat, with 130), and at the prompt leaves;
- * SIGTERM ends it with 143. Resolves with 0, or 1 when a turn failed. Closes the agent.
+ * SIGTERM ends it with 143. Resolves with 0, or 1 when a turn failed, or 2 (before the chat
+ * starts) when a plugin cannot be loaded. Closes the agent.
  */
 export async function chat_loop(context: CommandContext, start: ChatStart): Promise<number> {
   const { stdin, stderr } = context.io;
@@ -73,6 +74,15 @@ export async function chat_loop(context: CommandContext, start: ChatStart): Prom
             if (interactive) stdin.resume();
           }
         };
+  try {
+    // a plugin that cannot be loaded would fail every message: say it once, before the chat
+    await start.agent.prepare_plugins();
+  } catch (error) {
+    const { ConfigError } = await import('@lich/agent');
+    if (!ConfigError.is_instance(error)) throw error;
+    context.say(`${context.err.red('lich:')} ${error.message}`);
+    return EXIT.USAGE;
+  }
   const { host, session } = await open_chat_host(context, start.agent, {
     ...(start.resume === undefined ? {} : { resume: start.resume }),
     no_session: start.no_session,

@@ -84,6 +84,19 @@ describe('a plugin that cannot be loaded', () => {
     expect(await session_files(sandbox.work_dir)).toEqual([]);
     expect(server.requests).toHaveLength(0);
   });
+
+  it('stops lich chat with 2 before the first message, said once', async () => {
+    await mkdir(join(sandbox.work_dir, '.lich'), { recursive: true });
+    await writeFile(
+      join(sandbox.work_dir, '.lich', 'config.json'),
+      JSON.stringify({ plugins: ['./missing.mjs'] }),
+    );
+    const result = await run(['chat', '--trust'], { input: 'first\nsecond\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.match(/could not be loaded/g)).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(server.requests).toHaveLength(0);
+  });
 });
 
 describe('empty answers', () => {
