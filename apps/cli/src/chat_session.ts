@@ -49,6 +49,8 @@ export async function open_chat_host(
     ...(options.restartable_stream ? { restartable_stream: true } : {}),
     ...(options.probe_sandbox === false ? { probe_sandbox: false } : {}),
     on_warning: (text: string) => context.warn(text),
+    // the chat listens from the start: nothing is replayed
+    ring_events: 0,
   };
   if (options.resume !== undefined) {
     const { summary, store: storage } = await resumed_session(

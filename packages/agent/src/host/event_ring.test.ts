@@ -27,6 +27,19 @@ describe('EventRing', () => {
     expect(ring.after(6).truncated).toBe(true);
   });
 
+  it('with max_events 0 holds and measures nothing, and still knows the last seq', () => {
+    const ring = new EventRing({ max_events: 0 });
+    const unmeasurable = event(2);
+    (unmeasurable.payload as { text: unknown }).text = 10n; // JSON.stringify would throw
+    ring.push(event(1));
+    ring.push(unmeasurable);
+    expect(ring.size).toBe(0);
+    expect(ring.bytes).toBe(0);
+    expect(ring.last_seq).toBe(2);
+    expect(ring.after(2)).toEqual({ truncated: false, events: [] });
+    expect(ring.after(1).truncated).toBe(true);
+  });
+
   it('is bounded by bytes too, keeping at least the newest event', () => {
     const ring = new EventRing({ max_events: 100, max_bytes: 400 });
     for (let seq = 1; seq <= 10; seq++) ring.push(event(seq, 'y'.repeat(100)));

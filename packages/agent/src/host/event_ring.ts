@@ -18,7 +18,8 @@ export type ReplayAnswer =
  * counts as 1 KiB); `after(seq)` gives every held event with a larger seq, or `truncated` when an
  * event after `seq` was dropped already, or when `seq` is beyond the last seq (another process).
  * A dropped event is let go at once: the ring never holds more than `max_events` events (its
- * slots are a circular buffer, grown up to that size as events come).
+ * slots are a circular buffer, grown up to that size as events come). With `max_events: 0` it
+ * holds none and measures none: for a host whose subscribers all listen from the start.
  */
 export class EventRing {
   readonly max_events: number;
@@ -33,7 +34,7 @@ export class EventRing {
   #last_seq = 0;
 
   constructor(options: { max_events?: number; max_bytes?: number } = {}) {
-    this.max_events = Math.max(1, Math.floor(options.max_events ?? DEFAULT_RING_EVENTS));
+    this.max_events = Math.max(0, Math.floor(options.max_events ?? DEFAULT_RING_EVENTS));
     this.max_bytes = Math.max(1, Math.floor(options.max_bytes ?? DEFAULT_RING_BYTES));
   }
 
@@ -57,6 +58,10 @@ export class EventRing {
   }
 
   push(event: HostEvent): void {
+    if (this.max_events === 0) {
+      this.#last_seq = event.seq;
+      return;
+    }
     let size: number;
     try {
       size = host_event_json(event).length;

@@ -28,7 +28,10 @@ export interface SessionHostOptions {
    * neither, `ask` means deny, with a message saying how to allow.
    */
   approver?: Approver;
-  /** Events held per session for replay (default 512). */
+  /**
+   * Events held per session for replay (default 512). 0 holds none: for a host in the process of
+   * its only surface, which subscribes before it prompts (`lich "task"`, `lich chat`).
+   */
   ring_events?: number;
   /** Bytes (JSON) held per session for replay (default 4 MiB). */
   ring_bytes?: number;
