@@ -78,17 +78,16 @@ export async function execute_task(context: CommandContext, options: TaskOptions
         };
   let stream: StreamJsonWriter | undefined;
   let session_path: string | null = null;
+  /** Writes the end of the run: the `--json` document, or stream-json's last line. */
+  const finish = (fields: Parameters<RunReport['document']>[0]): void => {
+    const document = report.document(fields);
+    if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    stream?.end(document);
+  };
   /** Says a failure no turn reported (the host could not open, the prompt was refused). */
   const failed = async (error: unknown): Promise<number> => {
     view.stop();
-    const document = report.document({
-      answer: null,
-      stopped_reason: 'error',
-      error: error_text(error),
-      session_path,
-    });
-    if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    stream?.end(document);
+    finish({ answer: null, stopped_reason: 'error', error: error_text(error), session_path });
     context.say(`${context.err.red('lich:')} ${error_text(error)}`);
     for (const hint of agent.failure_hints(error)) context.say(context.err.dim(hint));
     return (await is_config_error(error)) ? EXIT.USAGE : EXIT.FAILURE;
@@ -143,14 +142,12 @@ export async function execute_task(context: CommandContext, options: TaskOptions
     // `lich "/review src"`: the task names a slash command of the registry the chat has
     const command = await task_command(options.input, host, session.session_id);
     if (command?.kind === 'done') {
-      const document = report.document({
+      finish({
         answer: command.ok ? command.output : null,
         stopped_reason: command.ok ? 'final' : 'error',
         ...(command.ok ? {} : { error: command.output }),
         session_path,
       });
-      if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      stream?.end(document);
       if (!command.ok) context.say(`${context.err.red('lich:')} ${command.output}`);
       else if (format === 'text' && command.output !== '') {
         context.io.stdout.write(`${command.output}\n`);
@@ -182,14 +179,12 @@ export async function execute_task(context: CommandContext, options: TaskOptions
       return await failed(error);
     }
     const settled = await turns.settle();
-    const document = report.document({
+    finish({
       answer: ended?.final ?? null,
       stopped_reason: ended?.stop_reason ?? 'aborted',
       ...(ended?.error === undefined ? {} : { error: ended.error }),
       session_path,
     });
-    if (format === 'json') context.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-    stream?.end(document);
     if (settled.interrupted) return settled.code;
     if (thrown !== undefined && (await is_config_error(thrown))) return EXIT.USAGE;
     return turns.failed ? EXIT.FAILURE : EXIT.OK;
