@@ -214,6 +214,27 @@ describe('Agent.run', () => {
     expect(a.usage_total.input_tokens).not.toBe(b.usage_total.input_tokens);
   });
 
+  it('prices calls from the catalog unless every provider of the config is of a kind it has no prices for', async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 0 };
+    const run_cost = async (kind: string) => {
+      const agent = new Agent({
+        config: make_config({ work_dir, providers: [{ kind, model: 'claude-sonnet-4-5' }] }),
+        chat: fake_chat([{ text: 'ok', usage }], {
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+        }),
+        lich_version: '9.9.9',
+      });
+      const result = await agent.run({ input: 'hi', session: false });
+      await agent.close();
+      return result.cost_usd;
+    };
+    // $3 per million input tokens (under the 200k-token tier)
+    expect(await run_cost('anthropic')).toBeCloseTo(0.3, 6);
+    // an Ollama-only chain never imports the catalog: a call it could price is unknown
+    expect(await run_cost('ollama')).toBeNull();
+  });
+
   it('goes on without a session when the session folder cannot be created', async () => {
     await writeFile(join(work_dir, 'blocker'), 'a file, not a folder');
     const warnings: string[] = [];

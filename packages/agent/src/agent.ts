@@ -14,7 +14,7 @@ import { compact_history } from './compact_history.js';
 import type { AgentConfig, ProviderEntry } from './config/config_schema.js';
 import type { BudgetLedger } from './cost/budget_ledger.js';
 import { MemoryBudgetLedger } from './cost/budget_ledger.js';
-import { load_price_book, type PriceBook } from './cost/price_book.js';
+import { catalog_prices_any, load_price_book, type PriceBook } from './cost/price_book.js';
 import { failure_hints } from './failure_hints.js';
 import type { AttachedMentions } from './file_mentions.js';
 import { HookDispatcher } from './hooks/hook_dispatcher.js';
@@ -276,10 +276,12 @@ export class Agent {
 
   /**
    * The prices of model calls: the config's `prices` over the catalog, which is imported the
-   * first time this is called (a run calls it), never at start-up. Never rejects.
+   * first time this is called (a run calls it), never at start-up, and not at all when no
+   * provider of the config is of a kind it prices (`catalog_prices_any`). Never rejects.
    */
   price_book(): Promise<PriceBook> {
-    this.#prices ??= load_price_book(this.config.prices).then((book) => {
+    const catalog = catalog_prices_any(this.config.providers.map((entry) => entry.kind));
+    this.#prices ??= load_price_book(this.config.prices, { catalog }).then((book) => {
       this.#prices_now = book;
       return book;
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { add_cost, cost_at, format_cost } from './model_price.js';
-import { load_price_book, PriceBook } from './price_book.js';
+import { catalog_prices_any, load_price_book, PriceBook } from './price_book.js';
 
 const USAGE = {
   input_tokens: 1_000_000,
@@ -93,6 +93,22 @@ describe('prices', () => {
     ).toBe(1);
     expect(book.cost(USAGE, 'ollama', 'llama3.2')).toBe(0);
     expect(new PriceBook({}).cost(USAGE, 'anthropic', 'claude-sonnet-4-5')).toBeNull();
+  });
+
+  it('leaves the catalog out for a chain of kinds it has no prices for, and only then', async () => {
+    expect(catalog_prices_any(['ollama'])).toBe(false);
+    expect(catalog_prices_any(['ollama', 'my_kind'])).toBe(false);
+    expect(catalog_prices_any(['ollama', 'anthropic'])).toBe(true);
+    expect(catalog_prices_any(['openai_compat'])).toBe(true);
+    // no provider named: a ChatFn of the caller's, whose calls may name any provider
+    expect(catalog_prices_any([])).toBe(true);
+    const local = await load_price_book(
+      { 'llama3.2': { input: 0, output: 0 } },
+      { catalog: false },
+    );
+    expect(local.cost(USAGE, 'ollama', 'llama3.2')).toBe(0);
+    // no catalog: a catalogued model is unknown, as for a catalog that failed to load
+    expect(local.cost(USAGE, 'anthropic', 'claude-sonnet-4-5')).toBeNull();
   });
 
   it('formats dollars next to tokens', () => {

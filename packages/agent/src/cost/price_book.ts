@@ -60,12 +60,25 @@ export class PriceBook {
 }
 
 /**
+ * Whether the catalog can price a call of any of `kinds` (Lich provider kinds): false when each
+ * is a kind it has no prices for (an Ollama-only chain), true for none at all (a library user's
+ * own `ChatFn`, whose results may name any provider).
+ */
+export function catalog_prices_any(kinds: readonly string[]): boolean {
+  return kinds.length === 0 || kinds.some((kind) => Object.hasOwn(CATALOG_PROVIDERS, kind));
+}
+
+/**
  * Loads the catalog (imported on first use, so start-up never pays for it) into a `PriceBook`
- * with `overrides` on top. A catalog that cannot be loaded leaves the overrides alone.
+ * with `overrides` on top. A catalog that cannot be loaded leaves the overrides alone. With
+ * `catalog: false` the catalog is not imported at all (see `catalog_prices_any`): importing it
+ * costs a one-shot some 40 ms of CPU and 6 MB of memory, for prices a local model never has.
  */
 export async function load_price_book(
   overrides: Readonly<Record<string, ModelPrice>> = {},
+  options: { catalog?: boolean } = {},
 ): Promise<PriceBook> {
+  if (options.catalog === false) return new PriceBook(overrides);
   try {
     const { calcPrice } = await import('@pydantic/genai-prices');
     const catalog: CatalogPrice = (usage, provider_id, model) => {
