@@ -123,9 +123,7 @@ export async function post_json(
       'content-type': 'application/json',
       ...options.headers,
     };
-    // bytes, not a string: Node would join a string to the head and convert the whole of it
-    const payload = Buffer.from(json);
-    headers['content-length'] = String(payload.length);
+    headers['content-length'] = String(Buffer.byteLength(json));
     for (let redirects = 0; ; redirects++) {
       const client = client_for(target.protocol);
       if (client === undefined) {
@@ -136,7 +134,7 @@ export async function post_json(
       response = await new Promise<IncomingMessage>((resolve, reject) => {
         current = request(target, { method: 'POST', agent, headers });
         // stays attached for the request's life: an 'error' nobody hears would crash the process
-        current.on('error', reject).on('response', resolve).end(payload);
+        current.on('error', reject).on('response', resolve).end(json);
       });
       const location = response.headers.location;
       if ((response.statusCode !== 307 && response.statusCode !== 308) || !location) break;
