@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runs_git_commit } from './gatekeeper.js';
+import { commit_pathspecs, runs_git_commit } from './gatekeeper.js';
 
 describe('runs_git_commit', () => {
   it.each([
@@ -29,5 +29,20 @@ describe('runs_git_commit', () => {
     'npm test',
   ])('sees none in: %s', (command) => {
     expect(runs_git_commit(command)).toBe(false);
+  });
+});
+
+describe('commit_pathspecs', () => {
+  it("leaves out Lich's state and a session folder inside the work dir, only there", () => {
+    expect(commit_pathspecs('/w', undefined)).toEqual(['.', ':(exclude).lich']);
+    expect(commit_pathspecs('/w', 'logs/sessions')).toEqual([
+      '.',
+      ':(exclude).lich',
+      ':(exclude)logs/sessions',
+    ]);
+    // a folder whose name only starts with dots is in the work dir
+    expect(commit_pathspecs('/w', '..sessions')).toContain(':(exclude)..sessions');
+    expect(commit_pathspecs('/w', '../sessions')).toEqual(['.', ':(exclude).lich']);
+    expect(commit_pathspecs('/w', '/elsewhere/sessions')).toEqual(['.', ':(exclude).lich']);
   });
 });

@@ -1,7 +1,8 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
 import { truncate_text } from '@lich/core';
 import { z } from 'zod';
+import { path_inside } from './fs/path_inside.js';
 import type { Plugin } from './plugin.js';
 import { sandbox_of } from './sandbox/sandbox.js';
 import { child_env, env_passthrough_of } from './shell/env.js';
@@ -95,10 +96,8 @@ function git_failure(step: string, outcome: ProcessOutcome): ToolOutput {
 export function commit_pathspecs(work_dir: string, session_dir: unknown): string[] {
   const specs = ['.', ':(exclude).lich'];
   if (typeof session_dir === 'string' && session_dir !== '') {
-    const inside = relative(resolve(work_dir), resolve(work_dir, session_dir));
-    if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) {
-      specs.push(`:(exclude)${inside.split(sep).join('/')}`);
-    }
+    const inside = path_inside(resolve(work_dir), resolve(work_dir, session_dir));
+    if (inside !== null && inside !== '') specs.push(`:(exclude)${inside.split(sep).join('/')}`);
   }
   return specs;
 }

@@ -26,6 +26,7 @@ export {
   resolve_in_work_dir,
 } from './fs/guard.js';
 export { list_dir_tool } from './fs/list_dir.js';
+export { path_inside } from './fs/path_inside.js';
 export {
   READ_FILE_DEFAULT_LIMIT,
   READ_FILE_MAX_LINE_CHARS,

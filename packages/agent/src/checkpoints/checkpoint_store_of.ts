@@ -1,5 +1,6 @@
-import { isAbsolute, relative, sep } from 'node:path';
+import { sep } from 'node:path';
 import { CheckpointStore } from '@lich/checkpoints';
+import { path_inside } from '@lich/tools';
 import type { AgentConfig } from '../config/config_schema.js';
 
 /**
@@ -7,8 +8,8 @@ import type { AgentConfig } from '../config/config_schema.js';
  * rewind must never put a session file back (its writer holds it open).
  */
 function session_dir_pattern(config: AgentConfig): string[] {
-  const rel = relative(config.work_dir, config.session_dir);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return [];
+  const rel = path_inside(config.work_dir, config.session_dir);
+  if (rel === null || rel === '') return [];
   const path = rel.split(sep).join('/');
   return path === '.lich' || path.startsWith('.lich/') ? [] : [`/${path}/`];
 }

@@ -63,6 +63,11 @@ describe('checkpoint_store_of', () => {
     const usual = checkpoint_store_of(make_config({ work_dir: '/tmp/w' }));
     expect(usual?.rules.is_excluded('logs/sessions', 'sessions', true)).toBe(false);
     expect(checkpoint_store_of(make_config({ work_dir: '/tmp/w', checkpoints: false }))).toBeNull();
+    // a folder whose name only starts with dots is in the work dir too
+    const dotted = checkpoint_store_of(
+      make_config({ work_dir: '/tmp/w', session_dir: '..sessions' }),
+    );
+    expect(dotted?.rules.is_excluded('..sessions', '..sessions', true)).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { path_inside } from '@lich/tools';
 import { scan_jsonc } from '../config/jsonc.js';
 import { HOOKS_SCHEMA, type HookSet } from './hooks_schema.js';
 
@@ -16,8 +17,7 @@ function expand(path: string, home: string): string {
 }
 
 function inside(folder: string, path: string): boolean {
-  const rest = relative(folder, path);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+  return path_inside(folder, path) !== null;
 }
 
 /**

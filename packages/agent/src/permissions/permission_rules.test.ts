@@ -89,6 +89,8 @@ describe('rule_path', () => {
     }
     expect(rule_path('.', '/w/')).toBe('.');
     expect(rule_path('../x', '/w')).toBeNull();
+    expect(rule_path('..', '/w')).toBeNull();
+    expect(rule_path('./..env', '/w')).toBe('..env');
     expect(rule_path('/elsewhere/x', '/w')).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { path_inside } from '@lich/tools';
 import { command_parts } from './command_parts.js';
 
 /** What a rule does when it matches. */
@@ -133,10 +134,9 @@ function normalise_command(command: string): string {
 /** The path as rules see it: relative to `work_dir`, with `/`; null when outside it. */
 export function rule_path(path: string, work_dir: string): string | null {
   const absolute = isAbsolute(path) ? path : resolve(work_dir, path);
-  const inside = relative(resolve(work_dir), absolute);
-  if (inside === '') return '.';
-  if (inside.startsWith('..') || isAbsolute(inside)) return null;
-  return inside.split(sep).join('/');
+  const inside = path_inside(work_dir, absolute);
+  if (inside === null) return null;
+  return inside === '' ? '.' : inside.split(sep).join('/');
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
-import { open_in_work_dir } from '@lich/tools';
+import { open_in_work_dir, path_inside } from '@lich/tools';
 import { z } from 'zod';
 import { parse_front_matter } from './front_matter.js';
 import type { Skill } from './skill_types.js';
@@ -58,8 +58,8 @@ async function list_files(dir: string, prefix = '', out: string[] = []): Promise
 
 /** Where the skill's folder is, as the model should write it for `terminal` and `read_file`. */
 function shown_dir(skill: Skill, work_dir: string): string {
-  const inside = relative(work_dir, skill.dir);
-  return inside !== '' && !inside.startsWith('..') && !inside.startsWith('/') ? inside : skill.dir;
+  const inside = path_inside(work_dir, skill.dir);
+  return inside === null || inside === '' ? skill.dir : inside;
 }
 
 async function read_skill_file(skill: Skill, file: string): Promise<ToolOutput> {

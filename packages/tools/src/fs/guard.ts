@@ -6,6 +6,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { is_inside } from './path_inside.js';
 
 /** The longest path the guard accepts, in bytes (Linux's PATH_MAX). */
 export const MAX_PATH_BYTES = 4_096;
@@ -164,13 +165,6 @@ function relative_inside(root: string, path: string): string {
   if (path === root) return '';
   const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
   return path.startsWith(prefix) ? path.slice(prefix.length) : relative(root, path);
-}
-
-function is_inside(relative_path: string): boolean {
-  return (
-    relative_path === '' ||
-    (relative_path !== '..' && !relative_path.startsWith(`..${sep}`) && !isAbsolute(relative_path))
-  );
 }
 
 type Walked =
