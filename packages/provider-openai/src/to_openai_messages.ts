@@ -2,6 +2,7 @@ import {
   type ContentPart,
   content_images,
   content_text,
+  has_images,
   type ImagePart,
   type Message,
 } from '@lich/core';
@@ -33,7 +34,9 @@ export function to_openai_messages(
     }
     const wire = to_openai_message(message, reasoning_field);
     if (wire !== undefined) result.push(wire);
-    if (message.role === 'tool') tool_images.push(...tool_result_images(message));
+    if (message.role === 'tool' && has_images(message.content)) {
+      tool_images = tool_images.concat(tool_result_images(message));
+    }
   }
   if (tool_images.length > 0) result.push({ role: 'user', content: tool_images });
   return result;
@@ -92,7 +95,6 @@ function to_user_parts(content: readonly ContentPart[]): OpenAiUserPart[] {
 
 function tool_result_images(message: Extract<Message, { role: 'tool' }>): OpenAiUserPart[] {
   const images = content_images(message.content);
-  if (images.length === 0) return [];
   const label = `The pictures the tool ${message.name ?? message.tool_call_id} returned:`;
   return [{ type: 'text', text: label }, ...images.map(image_part)];
 }
