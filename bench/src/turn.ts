@@ -32,6 +32,14 @@
  * the history: Lich converts its messages to the wire format each turn (`to_openai_messages`),
  * where the bare loop sends its own array as it is.
  *
+ * What the mean holds besides a turn's own work (measured with `--trace-opt`, `--trace-gc` and a
+ * mark per turn, bare loop at 1.1–1.9 ms a turn): between requests 20 and 200 V8's optimizing
+ * compiler spends some 90 ms more on Lich's hot functions than on the bare loop's (the tool
+ * executor's call, the wire conversion, `path.relative`), about 0.5 ms a turn of the mean; in the
+ * first turns, the collection of what start-up left behind (one scavenge of 7–15 ms that lands in
+ * turn 1 or in turn 2 by chance, which moves the 2-to-20 mean by up to 0.8 ms). The median turn's
+ * CPU (reported, no target) leaves those one-off costs out.
+ *
  * On a shared machine the figure still moves: V8's compiler and GC threads count in the CPU
  * time, and their share of an early turn varies. Compare builds in one run, pair by pair.
  */
@@ -225,6 +233,26 @@ export async function run(): Promise<BenchRow[]> {
       );
       return { figure: median(figures), runs: figures.length };
     };
+    /**
+     * The CPU of a run's median turn (request to request) from `from` to `to`, the median over
+     * the runs: a turn's steady work, without the one-off costs a mean spreads over the turns (the
+     * start-up's garbage collected in the first turns, V8 compiling the hot functions, an
+     * occasional full collection). No target: it shows how much of the mean those are.
+     */
+    const cpu_median_turn = (who: 'lich' | 'bare', from: number, to: number) => {
+      const runs = [...times[who]]
+        .filter(([turns]) => turns >= to)
+        .flatMap(([, timings]) => timings);
+      return median(
+        runs.map(({ marks }) => {
+          const turns: number[] = [];
+          for (let request = from; request < to; request++) {
+            turns.push((marks[request] ?? Number.NaN) - (marks[request - 1] ?? Number.NaN));
+          }
+          return median(turns);
+        }),
+      );
+    };
     for (const [from, to] of [
       [2, 20],
       [20, 200],
@@ -258,6 +286,22 @@ export async function run(): Promise<BenchRow[]> {
         ratio: lich.figure / bare.figure,
         target: `lich - bare <= ${TARGET_CPU_OVER_MS} ms`,
         pass: over <= TARGET_CPU_OVER_MS,
+      });
+    }
+    for (const [from, to] of [
+      [2, 20],
+      [20, 200],
+    ] as const) {
+      const lich = cpu_median_turn('lich', from, to);
+      const bare = cpu_median_turn('bare', from, to);
+      rows.push({
+        bench: 'turn',
+        metric: `cpu of the median turn from request ${from} to ${to}, in the process (over the bare loop: ${(lich - bare).toFixed(2)} ms)`,
+        lich,
+        baseline: bare,
+        baseline_name: 'node:http + SSE loop',
+        unit: 'ms',
+        ratio: lich / bare,
       });
     }
     for (const turns of SIZES) {
