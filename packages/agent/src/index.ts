@@ -74,7 +74,12 @@ export {
 } from './cost/budget_ledger.js';
 export type { BudgetConfig, PricesConfig } from './cost/cost_schema.js';
 export { add_cost, cost_at, format_cost, type ModelPrice } from './cost/model_price.js';
-export { type CatalogPrice, load_price_book, PriceBook } from './cost/price_book.js';
+export {
+  type CatalogPrice,
+  catalog_prices_any,
+  load_price_book,
+  PriceBook,
+} from './cost/price_book.js';
 export type { AttachedMentions } from './file_mentions.js';
 export { ATTACHMENT_MARK, attach_file_mentions, file_mentions } from './file_mentions.js';
 export {
