@@ -54,9 +54,9 @@ function error_text(error: unknown): string {
 export async function execute_task(context: CommandContext, options: TaskOptions): Promise<number> {
   const { agent } = options;
   const { format } = options.output;
-  // the catalog loads here, for a run only: `lich --version` never pays for it
-  const prices = await agent.price_book();
-  const price: Pricer = (usage, provider, model) => prices.cost(usage, provider, model);
+  // each model call is priced at its end, once the run has loaded the prices (`priced_chat`)
+  const price: Pricer = (usage, provider, model) =>
+    agent.prices?.cost(usage, provider, model) ?? null;
   const view = new ProgressView({
     stdout: context.io.stdout,
     stderr: context.io.stderr,

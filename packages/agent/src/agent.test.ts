@@ -235,6 +235,41 @@ describe('Agent.run', () => {
     expect(await run_cost('ollama')).toBeNull();
   });
 
+  it('sends the first request before the price catalog is imported, and prices every call all the same', async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 0 };
+    const run = async (options: { max_budget_usd?: number }) => {
+      const prices_at_call: unknown[] = [];
+      const agent: Agent = new Agent({
+        config: make_config({
+          work_dir,
+          providers: [{ kind: 'anthropic', model: 'claude-sonnet-4-5' }],
+        }),
+        chat: async (_messages, _tools, chat_options) => {
+          prices_at_call.push(agent.prices);
+          chat_options?.on_delta?.({ kind: 'text', text: 'ok' });
+          return {
+            message: { role: 'assistant', content: 'ok' },
+            finish_reason: 'stop',
+            usage,
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+          };
+        },
+        lich_version: '9.9.9',
+      });
+      const result = await agent.run({ input: 'hi', session: false, ...options });
+      await agent.close();
+      return { prices_at_call, cost: result.cost_usd };
+    };
+    const plain = await run({});
+    expect(plain.prices_at_call).toEqual([undefined]);
+    expect(plain.cost).toBeCloseTo(0.3, 6);
+    // a budget prices a call before making it: the prices come first
+    const budgeted = await run({ max_budget_usd: 5 });
+    expect(budgeted.prices_at_call[0]).toBeDefined();
+    expect(budgeted.cost).toBeCloseTo(0.3, 6);
+  });
+
   it('goes on without a session when the session folder cannot be created', async () => {
     await writeFile(join(work_dir, 'blocker'), 'a file, not a folder');
     const warnings: string[] = [];

@@ -288,7 +288,10 @@ export class Agent {
     return this.#prices;
   }
 
-  /** The prices once `price_book` loaded them (every run does, before its first model call). */
+  /**
+   * The prices once `price_book` loaded them: every run does, by the end of its first model call
+   * (before it, when a budget is set). Undefined before.
+   */
   get prices(): PriceBook | undefined {
     return this.#prices_now;
   }

@@ -10,6 +10,7 @@ import { collect_usage } from './collect_usage.js';
 import { guard_budget } from './cost/budget_guard.js';
 import { budget_limits } from './cost/budget_limits.js';
 import { add_cost } from './cost/model_price.js';
+import { type Pricer, priced_chat } from './cost/priced_chat.js';
 import { HOOK_SESSION_FIELD, type HookSession } from './hooks/hook_dispatcher.js';
 import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import type { ModelChats } from './model_chats.js';
@@ -63,11 +64,13 @@ export async function run_agent(
   if (options.on_event) run_emitter.on(options.on_event);
   const usage_total = empty_usage();
   run_emitter.on(collect_usage(usage_total));
-  const prices = await agent.price_book();
+  // The prices are loaded by the time a call ends (see `priced_chat`): each `llm_end` is priced.
+  const price: Pricer = (usage, provider, model) =>
+    agent.prices?.cost(usage, provider, model) ?? null;
   let cost_usd: number | null = 0;
   run_emitter.on((event) => {
     if (event.type !== 'llm_end') return;
-    const cost = prices.cost(event.usage ?? empty_usage(), event.provider, event.model);
+    const cost = price(event.usage ?? empty_usage(), event.provider, event.model);
     cost_usd = add_cost(cost_usd, cost);
   });
   const own_session = options.session === undefined;
@@ -82,7 +85,7 @@ export async function run_agent(
     ? attach_recorder(run_emitter, handle, {
         on_error: (error) =>
           warn(`session ${handle.path}: ${error instanceof Error ? error.message : error}`),
-        price: (usage, provider, model) => prices.cost(usage, provider, model),
+        price,
         ...(options.request_id === undefined ? {} : { request_id: options.request_id }),
       })
     : null;
@@ -145,11 +148,12 @@ export async function run_agent(
     const first = agent.resolve_model(options.model)?.[0] ?? config.providers[0];
     const chat: ChatFn =
       limits.length === 0
-        ? keyed
+        ? priced_chat(keyed, agent)
         : guard_budget(keyed, {
             ledger: agent.budget_ledger,
             limits,
-            prices,
+            // a budget prices each call before making it: the catalog is loaded first
+            prices: await agent.price_book(),
             provider: first?.kind ?? 'unknown',
             model: first?.model ?? 'unknown',
             max_tokens: first?.max_tokens ?? 8192,
