@@ -297,6 +297,7 @@ describe('reduce: every host event type', () => {
         ok: true,
         stopped_reason: 'final',
         usage,
+        cost_usd: 0.01,
       },
       'budget.notice': {
         ...T,

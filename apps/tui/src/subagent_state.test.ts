@@ -143,7 +143,13 @@ describe('subagents in the TUI state', () => {
     const e = events(20);
     let state: TuiState = { ...two_running(), last_seq: 19 };
     state = [
-      e('subagent.completed', { ...child('c1', 's2'), ok: true, stopped_reason: 'final', usage }),
+      e('subagent.completed', {
+        ...child('c1', 's2'),
+        ok: true,
+        stopped_reason: 'final',
+        usage,
+        cost_usd: 0.01,
+      }),
       e('tool.end', {
         ...T,
         tool_call_id: 'c1',
@@ -157,6 +163,7 @@ describe('subagents in the TUI state', () => {
         ok: false,
         stopped_reason: 'aborted',
         usage,
+        cost_usd: null,
       }),
       e('tool.end', {
         ...T,

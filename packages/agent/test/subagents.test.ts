@@ -259,6 +259,31 @@ describe('subagents (task)', () => {
     );
   });
 
+  it("on the host: a child's cost counts in the session's, which stays known", async () => {
+    // $1 per million tokens either way: each call of 10 in and 1 out costs $0.000011
+    const priced = { usage: USAGE, model: 'priced-model' };
+    const { host } = await setup(
+      (call) => {
+        if (is_child(call)) return to_chat_result({ text: 'child answer', ...priced });
+        if (tool_results(call.messages).length === 0) {
+          return to_chat_result({ tool_calls: [task('job one')], ...priced });
+        }
+        return to_chat_result({ text: 'parent answer', ...priced });
+      },
+      { prices: { 'priced-model': { input: 1, output: 1 } } },
+    );
+    const { session_id } = await host.create();
+    const seen = collector();
+    await host.subscribe(session_id, seen.listener);
+    const ended = seen.next('turn.completed');
+    await host.prompt(session_id, 'delegate');
+    await ended;
+    const completed = seen.of('subagent.completed')[0]?.payload as { cost_usd: number | null };
+    expect(completed.cost_usd).toBeCloseTo(0.000011, 12);
+    const last = seen.of('usage.update').at(-1)?.payload as { cost_total_usd: number | null };
+    expect(last.cost_total_usd).toBeCloseTo(0.000033, 12);
+  });
+
   it('on the host: what a child does reaches the parent stream as subagent.activity', async () => {
     const { host } = await setup((call) => {
       if (is_child(call)) {

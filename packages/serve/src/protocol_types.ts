@@ -322,6 +322,8 @@ export interface EventPayloads {
     ok: boolean;
     stopped_reason: string;
     usage: WireUsage;
+    /** What the child's model calls cost in dollars; null when one had no known price. */
+    cost_usd: number | null;
   };
   error: Partial<TurnScoped> & { message: string; code?: string };
 }

@@ -15,7 +15,14 @@ export interface TurnSink {
    * A model call's usage, once it ended, with who answered (for its price) and how long it took;
    * the receiver publishes `usage.update`.
    */
-  usage(usage: Usage | undefined, provider?: string, model?: string, duration_ms?: number): void;
+  usage(
+    usage: Usage | undefined,
+    provider?: string,
+    model?: string,
+    duration_ms?: number,
+    /** The dollars when the caller knows them (a subagent's whole run); else priced here. */
+    cost_usd?: number | null,
+  ): void;
 }
 
 /** Publishes `todo.updated` for a `todo_write` call that went through. */

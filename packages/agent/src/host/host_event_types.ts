@@ -188,6 +188,8 @@ export interface HostEventPayloads {
     ok: boolean;
     stopped_reason: string;
     usage: Usage;
+    /** What the child's model calls cost in dollars; null when one had no known price. */
+    cost_usd: number | null;
   };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */
   error: Partial<TurnScoped> & { message: string; code?: string };

@@ -377,7 +377,9 @@ export class LiveSession {
           // children show as events of this session, and their usage counts in it
           [SUBAGENT_EVENTS_FIELD]: (event: SubagentEvent) => {
             const { type, ...rest } = event;
-            if (event.type === 'completed') sink.usage(event.usage);
+            if (event.type === 'completed') {
+              sink.usage(event.usage, undefined, undefined, undefined, event.cost_usd);
+            }
             this.publish(`subagent.${type}`, {
               turn_id,
               ...rest,

@@ -33,11 +33,14 @@ export function turn_sink(
     },
     delta,
     publish: (type, payload) => session.publish(type, payload),
-    usage: (usage, provider, model, duration_ms) => {
+    usage: (usage, provider, model, duration_ms, known_cost) => {
       turn_usage = add_usage(turn_usage, usage);
       session.usage_total = add_usage(session.usage_total, usage);
-      // the run loaded the prices before its first model call
-      const cost = session.agent.prices?.cost(usage ?? empty_usage(), provider, model) ?? null;
+      // a run has loaded the prices by the end of each model call (`priced_chat`)
+      const cost =
+        known_cost !== undefined
+          ? known_cost
+          : (session.agent.prices?.cost(usage ?? empty_usage(), provider, model) ?? null);
       session.cost_total_usd =
         session.cost_total_usd === null || cost === null ? null : session.cost_total_usd + cost;
       session.publish('usage.update', {

@@ -56,6 +56,8 @@ export type SubagentEvent =
       ok: boolean;
       stopped_reason: string;
       usage: Usage;
+      /** What the child's model calls cost in dollars; null when one had no known price. */
+      cost_usd: number | null;
     };
 
 /** What the runner needs of the Agent. */
@@ -259,6 +261,7 @@ export class SubagentRunner {
         ok: stopped_reason === 'final' && (final ?? '') !== '',
         stopped_reason,
         usage: result.usage_total,
+        cost_usd: result.cost_usd,
       });
       if (stopped_reason === 'aborted') return failure('The subagent was stopped.');
       const answer = (final ?? '').trim();
