@@ -42,6 +42,16 @@ function task(prompt: string, subagent_type?: string) {
   };
 }
 
+/** Opens a session on `host`, prompts it once and waits for the turn's end. */
+async function one_turn(host: Awaited<ReturnType<typeof make_host>>['host'], input: string) {
+  const { session_id } = await host.create();
+  const seen = collector();
+  await host.subscribe(session_id, seen.listener);
+  const ended = seen.next('turn.completed');
+  await host.prompt(session_id, input);
+  return { session_id, seen, end: await ended };
+}
+
 async function setup(
   handler: Parameters<typeof scripted_chat>[0],
   config: Record<string, unknown> = {},
@@ -272,12 +282,7 @@ describe('subagents (task)', () => {
       },
       { prices: { 'priced-model': { input: 1, output: 1 } } },
     );
-    const { session_id } = await host.create();
-    const seen = collector();
-    await host.subscribe(session_id, seen.listener);
-    const ended = seen.next('turn.completed');
-    await host.prompt(session_id, 'delegate');
-    await ended;
+    const { seen } = await one_turn(host, 'delegate');
     const completed = seen.of('subagent.completed')[0]?.payload as { cost_usd: number | null };
     expect(completed.cost_usd).toBeCloseTo(0.000011, 12);
     const last = seen.of('usage.update').at(-1)?.payload as { cost_total_usd: number | null };
@@ -297,12 +302,7 @@ describe('subagents (task)', () => {
       }
       return 'parent answer';
     });
-    const { session_id } = await host.create();
-    const seen = collector();
-    await host.subscribe(session_id, seen.listener);
-    const ended = seen.next('turn.completed');
-    await host.prompt(session_id, 'delegate');
-    await ended;
+    const { session_id, seen } = await one_turn(host, 'delegate');
     const started = seen.of('subagent.started')[0]?.payload as { tool_call_id: string };
     const activity = seen.of('subagent.activity').map((event) => event.payload);
     // the child asks the model, starts glob, asks the model again
