@@ -138,6 +138,9 @@ export async function execute_task(context: CommandContext, options: TaskOptions
     await host.subscribe(session.session_id, (event) => {
       turns.listener(event);
       if (event.type === 'turn.completed') ended = event.payload;
+      if (event.type === 'subagent.completed') {
+        report.subagent_ended(event.payload.usage, event.payload.cost_usd);
+      }
     });
     // `lich "/review src"`: the task names a slash command of the registry the chat has
     const command = await task_command(options.input, host, session.session_id);

@@ -75,6 +75,12 @@ describe('RunReport', () => {
       ],
     });
     expect(document.cost_usd).toBeCloseTo(0.03);
+    // a subagent of the run: its tokens and dollars count too; one without a price, unknown
+    report.subagent_ended({ input_tokens: 50, output_tokens: 5 }, 0.005);
+    expect(report.usage).toMatchObject({ input_tokens: 350, output_tokens: 35 });
+    expect(report.cost_usd).toBeCloseTo(0.035);
+    report.subagent_ended({ input_tokens: 1, output_tokens: 1 }, null);
+    expect(report.cost_usd).toBeNull();
   });
 
   it('names the first configured model before any call answered; an unpriced call makes the cost null', () => {

@@ -30,8 +30,12 @@ export interface RunDocument {
   /** Why the run failed, or null. */
   error: string | null;
   turns_used: number;
+  /** The tokens of the run's model calls, its subagents' included. */
   usage: Usage;
-  /** What the run's model calls cost in dollars; null when one had no known price. */
+  /**
+   * What the run's model calls cost in dollars, its subagents' included; null when one had no
+   * known price.
+   */
   cost_usd: number | null;
   /** Why a spending limit stopped the run, or null. */
   budget_stop: string | null;
@@ -43,8 +47,9 @@ export interface RunDocument {
 
 /**
  * Follows a run's events to report it whichever way it ends: the turns used, the usage summed
- * over the model calls that answered, the provider and model of the last one (or the first
- * configured, before any answered), and each tool call. `listener` never throws.
+ * over the model calls that answered (its subagents' included, through `subagent_ended`), the
+ * provider and model of the last one (or the first configured, before any answered), and each
+ * tool call. `listener` never throws.
  */
 export class RunReport {
   turns_used = 0;
@@ -90,6 +95,12 @@ export class RunReport {
       this.tool_calls.push(summary);
     }
   };
+
+  /** Adds what a subagent of the run used and cost (its `subagent.completed` event). */
+  subagent_ended(usage: Usage, cost_usd: number | null): void {
+    this.usage = add_usage(this.usage, usage);
+    this.cost_usd = this.cost_usd === null || cost_usd === null ? null : this.cost_usd + cost_usd;
+  }
 
   /** What `--json` prints at the end of a run (stream-json's last line), from the events heard. */
   document(fields: {

@@ -97,4 +97,23 @@ describe('what a run costs, from the CLI', () => {
     const list = await run(['sessions', 'list']);
     expect(list.stdout).toMatch(/in, \d+ out, \$0\.\d+/);
   });
+  it("counts a subagent's tokens and dollars in the one-shot's --json", async () => {
+    server.enqueue(
+      { tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'job: look' } }] },
+      { text: 'child answer' },
+      { text: 'done' },
+    );
+    const result = await run(['--json', 'delegate a job']);
+    expect(result.code).toBe(0);
+    const document = JSON.parse(result.stdout) as {
+      usage: { input_tokens: number; output_tokens: number };
+      cost_usd: number;
+    };
+    // three calls billed: the parent's two and the child's one
+    expect(server.bills).toHaveLength(3);
+    const billed = server.bills.reduce((sum, bill) => sum + bill.input_tokens, 0);
+    expect(document.usage.input_tokens).toBe(billed);
+    // the dollars the parent's and the child's session files recorded, together
+    expect(document.cost_usd).toBeCloseTo((await session_totals()).cost, 9);
+  });
 });
