@@ -219,103 +219,86 @@ export async function run(): Promise<BenchRow[]> {
         high.map((value, index) => (value.wall - (low[index]?.wall ?? 0)) / (to - from)),
       );
     };
+    /** The runs of `who` with at least `turns` turns. */
+    const runs_of = (who: 'lich' | 'bare', turns: number) =>
+      [...times[who]].filter(([size]) => size >= turns).flatMap(([, timings]) => timings);
+    /** A mark's request-to-request CPU, from request `from` to `to` (1-based). */
+    const span = (marks: number[], from: number, to: number) =>
+      (marks[to - 1] ?? Number.NaN) - (marks[from - 1] ?? Number.NaN);
     /**
      * CPU: per run of at least `to` turns, (mark of request `to` − mark of request `from`) /
      * (to − from); the median over those runs.
      */
-    const cpu_per_turn = (who: 'lich' | 'bare', from: number, to: number) => {
-      const runs = [...times[who]]
-        .filter(([turns]) => turns >= to)
-        .flatMap(([, timings]) => timings);
-      const figures = runs.map(
-        ({ marks }) =>
-          ((marks[to - 1] ?? Number.NaN) - (marks[from - 1] ?? Number.NaN)) / (to - from),
-      );
-      return { figure: median(figures), runs: figures.length };
-    };
+    const cpu_per_turn = (who: 'lich' | 'bare', from: number, to: number) =>
+      median(runs_of(who, to).map(({ marks }) => span(marks, from, to) / (to - from)));
     /**
      * The CPU of a run's median turn (request to request) from `from` to `to`, the median over
      * the runs: a turn's steady work, without the one-off costs a mean spreads over the turns (the
      * start-up's garbage collected in the first turns, V8 compiling the hot functions, an
      * occasional full collection). No target: it shows how much of the mean those are.
      */
-    const cpu_median_turn = (who: 'lich' | 'bare', from: number, to: number) => {
-      const runs = [...times[who]]
-        .filter(([turns]) => turns >= to)
-        .flatMap(([, timings]) => timings);
-      return median(
-        runs.map(({ marks }) => {
+    const cpu_median_turn = (who: 'lich' | 'bare', from: number, to: number) =>
+      median(
+        runs_of(who, to).map(({ marks }) => {
           const turns: number[] = [];
-          for (let request = from; request < to; request++) {
-            turns.push((marks[request] ?? Number.NaN) - (marks[request - 1] ?? Number.NaN));
+          for (let request = from + 1; request <= to; request++) {
+            turns.push(span(marks, request - 1, request));
           }
           return median(turns);
         }),
       );
-    };
-    for (const [from, to] of [
-      [2, 20],
-      [20, 200],
-    ] as const) {
-      const lich = wall_per_turn('lich', from, to);
-      const bare = wall_per_turn('bare', from, to);
+    /** One row of Lich against the bare loop. */
+    const row = (metric: string, lich: number, bare: number, target?: string, pass?: boolean) => {
       rows.push({
         bench: 'turn',
-        metric: `one-shot wall per extra turn at ${to} turns: (T${to} - T${from}) / ${to - from}, median of ${to === 200 ? ROUNDS : ROUNDS + SMALL_ROUNDS}`,
+        metric,
         lich,
         baseline: bare,
         baseline_name: 'node:http + SSE loop',
         unit: 'ms',
         ratio: lich / bare,
+        ...(target === undefined ? {} : { target, pass }),
       });
-    }
-    for (const [from, to] of [
+    };
+    const windows = [
       [2, 20],
       [20, 200],
-    ] as const) {
+    ] as const;
+    for (const [from, to] of windows) {
+      const rounds = to === 200 ? ROUNDS : ROUNDS + SMALL_ROUNDS;
+      row(
+        `one-shot wall per extra turn at ${to} turns: (T${to} - T${from}) / ${to - from}, median of ${rounds}`,
+        wall_per_turn('lich', from, to),
+        wall_per_turn('bare', from, to),
+      );
+    }
+    for (const [from, to] of windows) {
       const lich = cpu_per_turn('lich', from, to);
       const bare = cpu_per_turn('bare', from, to);
-      const over = lich.figure - bare.figure;
-      rows.push({
-        bench: 'turn',
-        metric: `cpu per turn from request ${from} to ${to}, in the process, median of ${lich.runs} (over the bare loop: ${over.toFixed(2)} ms)`,
-        lich: lich.figure,
-        baseline: bare.figure,
-        baseline_name: 'node:http + SSE loop',
-        unit: 'ms',
-        ratio: lich.figure / bare.figure,
-        target: `lich - bare <= ${TARGET_CPU_OVER_MS} ms`,
-        pass: over <= TARGET_CPU_OVER_MS,
-      });
+      const over = lich - bare;
+      row(
+        `cpu per turn from request ${from} to ${to}, in the process, median of ${runs_of('lich', to).length} (over the bare loop: ${over.toFixed(2)} ms)`,
+        lich,
+        bare,
+        `lich - bare <= ${TARGET_CPU_OVER_MS} ms`,
+        over <= TARGET_CPU_OVER_MS,
+      );
     }
-    for (const [from, to] of [
-      [2, 20],
-      [20, 200],
-    ] as const) {
+    for (const [from, to] of windows) {
       const lich = cpu_median_turn('lich', from, to);
       const bare = cpu_median_turn('bare', from, to);
-      rows.push({
-        bench: 'turn',
-        metric: `cpu of the median turn from request ${from} to ${to}, in the process (over the bare loop: ${(lich - bare).toFixed(2)} ms)`,
+      row(
+        `cpu of the median turn from request ${from} to ${to}, in the process (over the bare loop: ${(lich - bare).toFixed(2)} ms)`,
         lich,
-        baseline: bare,
-        baseline_name: 'node:http + SSE loop',
-        unit: 'ms',
-        ratio: lich / bare,
-      });
+        bare,
+      );
     }
     for (const turns of SIZES) {
-      const lich = median((times.lich.get(turns) ?? []).map((timing) => timing.wall));
-      const bare = median((times.bare.get(turns) ?? []).map((timing) => timing.wall));
-      rows.push({
-        bench: 'turn',
-        metric: `one-shot of ${turns} turns, wall, median of ${times.lich.get(turns)?.length ?? 0}`,
-        lich,
-        baseline: bare,
-        baseline_name: 'node:http + SSE loop',
-        unit: 'ms',
-        ratio: lich / bare,
-      });
+      row(
+        `one-shot of ${turns} turns, wall, median of ${times.lich.get(turns)?.length ?? 0}`,
+        median((times.lich.get(turns) ?? []).map((timing) => timing.wall)),
+        median((times.bare.get(turns) ?? []).map((timing) => timing.wall)),
+      );
     }
   } finally {
     await server.close();
