@@ -54,9 +54,8 @@ function error_text(error: unknown): string {
 export async function execute_task(context: CommandContext, options: TaskOptions): Promise<number> {
   const { agent } = options;
   const { format } = options.output;
-  // each model call is priced at its end, once the run has loaded the prices (`priced_chat`)
-  const price: Pricer = (usage, provider, model) =>
-    agent.prices?.cost(usage, provider, model) ?? null;
+  // each model call is priced at its end, once the run has loaded the prices
+  const price: Pricer = agent.cost_of.bind(agent);
   const view = new ProgressView({
     stdout: context.io.stdout,
     stderr: context.io.stderr,

@@ -1,5 +1,5 @@
 import type { CheckpointStore } from '@lich/checkpoints';
-import type { AgentListener } from '@lich/core';
+import type { AgentListener, Usage } from '@lich/core';
 import { AgentEmitter, type CompressResult, type Message } from '@lich/core';
 import type { SessionHandle } from '@lich/session';
 import { Sandbox, ToolExecutor, type ToolRegistry } from '@lich/tools';
@@ -294,6 +294,14 @@ export class Agent {
    */
   get prices(): PriceBook | undefined {
     return this.#prices_now;
+  }
+
+  /**
+   * The dollars of one model call at the loaded prices (`prices`): null for a model without a
+   * known price, or before they are loaded. A run's calls are all priced (`priced_chat`).
+   */
+  cost_of(usage: Usage, provider: string | undefined, model: string | undefined): number | null {
+    return this.#prices_now?.cost(usage, provider, model) ?? null;
   }
 
   /** The version written to new sessions: `lich_version`, else this package's. */

@@ -10,7 +10,7 @@ import { collect_usage } from './collect_usage.js';
 import { guard_budget } from './cost/budget_guard.js';
 import { budget_limits } from './cost/budget_limits.js';
 import { add_cost } from './cost/model_price.js';
-import { type Pricer, priced_chat } from './cost/priced_chat.js';
+import { priced_chat } from './cost/priced_chat.js';
 import { HOOK_SESSION_FIELD, type HookSession } from './hooks/hook_dispatcher.js';
 import { continue_while_stop_hooks_block, run_prompt_hooks } from './hooks/prompt_hooks.js';
 import type { ModelChats } from './model_chats.js';
@@ -65,8 +65,7 @@ export async function run_agent(
   const usage_total = empty_usage();
   run_emitter.on(collect_usage(usage_total));
   // The prices are loaded by the time a call ends (see `priced_chat`): each `llm_end` is priced.
-  const price: Pricer = (usage, provider, model) =>
-    agent.prices?.cost(usage, provider, model) ?? null;
+  const price = agent.cost_of.bind(agent);
   let cost_usd: number | null = 0;
   run_emitter.on((event) => {
     if (event.type !== 'llm_end') return;

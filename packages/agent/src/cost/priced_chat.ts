@@ -1,12 +1,5 @@
-import type { ChatFn, Usage } from '@lich/core';
+import type { ChatFn } from '@lich/core';
 import type { Agent } from '../agent.js';
-
-/** Prices one model call in dollars; null when its model has no known price. */
-export type Pricer = (
-  usage: Usage,
-  provider: string | undefined,
-  model: string | undefined,
-) => number | null;
 
 /**
  * `chat` with the agent's prices loaded by the time each call returns, so its `llm_end` is

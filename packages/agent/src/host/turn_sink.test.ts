@@ -8,7 +8,7 @@ function session(price: (model: string | undefined) => number | null) {
   const published: { type: string; payload: Record<string, unknown> }[] = [];
   const accounts: TurnAccounts = {
     agent: {
-      prices: { cost: (_usage: unknown, _provider: unknown, model?: string) => price(model) },
+      cost_of: (_usage: unknown, _provider: unknown, model?: string) => price(model),
       config: { context_window: 1000 },
     } as unknown as Agent,
     usage_total: empty_usage(),

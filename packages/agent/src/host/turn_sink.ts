@@ -40,7 +40,7 @@ export function turn_sink(
       const cost =
         known_cost !== undefined
           ? known_cost
-          : (session.agent.prices?.cost(usage ?? empty_usage(), provider, model) ?? null);
+          : session.agent.cost_of(usage ?? empty_usage(), provider, model);
       session.cost_total_usd =
         session.cost_total_usd === null || cost === null ? null : session.cost_total_usd + cost;
       session.publish('usage.update', {
