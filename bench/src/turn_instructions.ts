@@ -5,9 +5,10 @@
  *
  * Why: the CPU time per turn moves by ±0.3–0.5 ms from run to run on a shared machine, as much as
  * the target it is held to, so a change of 0.1 ms cannot be seen in it. An instruction count does
- * not depend on what else the machine does: one run of each size gives the same count to within
- * about 1 % (two 200-turn runs of the same build differed by 0.8 % in all, 0.07 M instructions a
- * turn). It is not time: a system call counts as the few instructions that make it, and a cache
+ * hardly depends on what else the machine does: from 20 to 200 turns one run of each size gives
+ * the same count a turn to within about 1 % (0.07 M of some 6 M); from 2 to 20 turns, where a
+ * collection or a compile that happens once lands in one window or the other by timing, to within
+ * some 0.3 M. It is not time: a system call counts as the few instructions that make it, and a cache
  * miss as one instruction. So it is reported beside the CPU figure, without a target.
  *
  * How: each program runs once at 2, 20 and 200 turns under `valgrind --tool=callgrind`; per turn,
