@@ -1,4 +1,5 @@
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { compare_text } from '@lich/core';
 import type { SessionSummary } from '@lich/session';
 import { UsageError } from './usage_error.js';
 
@@ -108,6 +109,6 @@ export async function newest_session(session_dir: string): Promise<SessionSummar
   const sessions = (await list_sessions(session_dir)).filter(
     (session) => !session.problem && session.parent_session_id === undefined,
   );
-  sessions.sort((a, b) => b.updated.localeCompare(a.updated));
+  sessions.sort((a, b) => compare_text(b.updated, a.updated));
   return sessions[0] ?? null;
 }

@@ -1,4 +1,5 @@
 export { BudgetStop, is_budget_stop } from './budget_stop.js';
+export { compare_text } from './compare_text.js';
 export type { CompressOptions, CompressResult } from './compressor.js';
 export {
   compress_messages,

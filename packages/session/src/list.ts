@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Usage } from '@lich/core';
-import { content_text, empty_usage, one_line } from '@lich/core';
+import { compare_text, content_text, empty_usage, one_line } from '@lich/core';
 import { error_text, throw_if_aborted } from './errors.js';
 import type { SessionRecord } from './records.js';
 import { read_session_ids, session_file } from './session_files.js';
@@ -213,5 +213,5 @@ export async function list_sessions(
   };
   const workers = Math.max(1, Math.min(options.concurrency ?? 16, ids.length));
   await Promise.all(Array.from({ length: workers }, worker));
-  return summaries.sort((a, b) => b.updated.localeCompare(a.updated) || b.id.localeCompare(a.id));
+  return summaries.sort((a, b) => compare_text(b.updated, a.updated) || compare_text(b.id, a.id));
 }

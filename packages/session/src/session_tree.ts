@@ -1,3 +1,4 @@
+import { compare_text } from '@lich/core';
 /**
  * Sessions as people look for them: the conversations they had, each with the subagents it
  * started beneath it, rather than every child as a peer of its parent.
@@ -48,7 +49,7 @@ export function nest_sessions<T extends NestableSession>(
     children.set(parent, list);
   }
   // the order children were started in: their ids sort by creation time
-  for (const list of children.values()) list.sort((a, b) => a.id.localeCompare(b.id));
+  for (const list of children.values()) list.sort((a, b) => compare_text(a.id, b.id));
   const placed = new Set<string>();
   const rows: NestedSession<T>[] = [];
   const walk = (session: T, depth: number, root: string): number => {

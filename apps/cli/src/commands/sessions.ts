@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { content_text, type Message } from '@lich/core';
+import { compare_text, content_text, type Message } from '@lich/core';
 import type { SessionSummary } from '@lich/session';
 import { cli_approval } from '../approval.js';
 import {
@@ -60,7 +60,7 @@ function render_message(context: CommandContext, message: Message): string {
 async function list(context: CommandContext, session_dir: string, values: ParsedValues) {
   const { list_sessions, nest_sessions } = await import('@lich/session');
   const limit = integer_option('sessions', 'limit', values.limit) ?? 20;
-  const all = (await list_sessions(session_dir)).sort((a, b) => b.updated.localeCompare(a.updated));
+  const all = (await list_sessions(session_dir)).sort((a, b) => compare_text(b.updated, a.updated));
   const with_children = values.all === true;
   const tops = nest_sessions(all);
   const shown = new Set(tops.slice(0, limit).map((row) => row.session.id));

@@ -1,5 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { compare_text } from '@lich/core';
 import { project_folders } from '../project_folders.js';
 import { parse_front_matter, string_list } from '../skills/front_matter.js';
 import type { CustomCommand, CustomCommandCatalog } from './custom_command_types.js';
@@ -24,7 +25,7 @@ async function files_under(dir: string, extension: string, out: string[] = []): 
   } catch {
     return out;
   }
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => compare_text(a.name, b.name))) {
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await files_under(path, extension, out);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { empty_usage, type ImagePart, type Message } from '@lich/core';
+import { compare_text, empty_usage, type ImagePart, type Message } from '@lich/core';
 import { new_session_id, one_line, TITLE_LIMIT } from '@lich/session';
 import type { Agent } from '../agent.js';
 import { rewind_points } from '../checkpoints/rewind_points.js';
@@ -159,7 +159,7 @@ class Host implements SessionHost {
     }
     for (const live of this.#sessions.values()) infos.set(live.id, live.info());
     return [...infos.values()].sort(
-      (a, b) => b.updated.localeCompare(a.updated) || b.session_id.localeCompare(a.session_id),
+      (a, b) => compare_text(b.updated, a.updated) || compare_text(b.session_id, a.session_id),
     );
   }
 

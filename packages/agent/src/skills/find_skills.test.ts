@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { make_temp_dir, type TempDir } from '@lich/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lich_permission_rules } from './claude_tool_names.js';
 import { find_skills } from './find_skills.js';
 import { skills_prompt } from './skill_tool.js';
@@ -50,6 +50,24 @@ describe('find_skills', () => {
     expect(catalog.warnings.join('\n')).toMatch(
       /repo\/\.claude\/skills\/deploy\/SKILL\.md is hidden/,
     );
+  });
+
+  it('lists skills in code-unit order, never through a locale collator', async () => {
+    await put('.agents/skills/beta/SKILL.md', skill('beta', 'B.'));
+    await put('.agents/skills/a-b/SKILL.md', skill('a-b', 'AB.'));
+    await put('.agents/skills/ab/SKILL.md', skill('ab', 'Ab.'));
+    // the first localeCompare of a process builds ICU's collator: some 15 ms before a first request
+    const compare = vi.spyOn(String.prototype, 'localeCompare');
+    try {
+      const { skills } = await find_skills({
+        work_dir: temp.path,
+        config_dir: join(temp.path, 'none'),
+      });
+      expect(skills.map((found) => found.name)).toEqual(['a-b', 'ab', 'beta']);
+      expect(compare).not.toHaveBeenCalled();
+    } finally {
+      compare.mockRestore();
+    }
   });
 
   it('warns about a malformed SKILL.md, naming the file, and keeps the others', async () => {

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { compare_text } from '@lich/core';
 import { user_config_path } from '../config/config_file.js';
 import { project_folders } from '../project_folders.js';
 import { parse_front_matter, string_list } from './front_matter.js';
@@ -147,7 +148,7 @@ export async function find_skills(options: FindSkillsOptions): Promise<SkillCata
       found.set(read.skill.name, read.skill);
     }
   }
-  const skills = [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const skills = [...found.values()].sort((a, b) => compare_text(a.name, b.name));
   return { skills, warnings };
 }
 

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Tool, ToolOutput, ToolRunContext } from '@lich/core';
+import { compare_text } from '@lich/core';
 import { open_in_work_dir, path_inside } from '@lich/tools';
 import { z } from 'zod';
 import { parse_front_matter } from './front_matter.js';
@@ -47,7 +48,7 @@ async function list_files(dir: string, prefix = '', out: string[] = []): Promise
   } catch {
     return out;
   }
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => compare_text(a.name, b.name))) {
     if (out.length >= LISTED_FILES || entry.name.startsWith('.')) continue;
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     if (entry.isDirectory()) await list_files(dir, path, out);

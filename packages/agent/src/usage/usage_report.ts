@@ -1,4 +1,4 @@
-import { add_usage, empty_usage, type Usage } from '@lich/core';
+import { add_usage, compare_text, empty_usage, type Usage } from '@lich/core';
 import type { SessionRecord } from '@lich/session';
 import { add_cost } from '../cost/model_price.js';
 import type { PriceBook } from '../cost/price_book.js';
@@ -97,7 +97,7 @@ export function usage_report(
     b.usage.input_tokens - a.usage.input_tokens;
   return {
     total: total.list()[0] ?? to_row('total', { calls: 0, usage: empty_usage(), cost_usd: 0 }),
-    by_day: by_day.list().sort((a, b) => a.key.localeCompare(b.key)),
+    by_day: by_day.list().sort((a, b) => compare_text(a.key, b.key)),
     by_model: by_model.list().sort(by_cost),
     by_session: by_session.list().sort(by_cost),
     sessions: sessions.length,
