@@ -44,12 +44,14 @@
  * time, and their share of an early turn varies. Compare builds in one run, pair by pair, or by
  * the instructions (case `instructions`, `turn_instructions.ts`), which do not move.
  *
- * What the instructions say (2026-12-06, 6.26 M a turn for Lich from 20 to 200 turns against the
- * bare loop's 3.97 M): of the 2.28 M more, 0.62 M is V8's optimizing compiler working on Lich's
- * hot functions (the executor's `#call` alone takes 18 ms of it, the wire conversion 17 ms), 0.50 M
- * one full garbage collection the bare loop never needs (the young generation grown by start-up
- * leaves too little room under V8's first old-generation limit), 0.42 M property lookups in code
- * not yet optimized, 0.35 M other builtins of that code; JSON costs both the same.
+ * What the instructions say (2026-12-06, after the executor's hooks left `#call`): from 20 to 200
+ * turns Lich runs some 5.9 M instructions a turn, the bare loop 4.0 M. Of the 1.9 M more, 0.5 M is
+ * one full garbage collection the bare loop never needs (the young generation start-up grew leaves
+ * too little room under V8's first old-generation limit), 0.45 M property lookups and 0.35 M other
+ * builtins of code not yet optimized, 0.25 M V8's optimizing compiler on Lich's hot functions (the
+ * wire conversion, `to_openai_messages`, the largest), 0.2 M optimized code; JSON costs both the
+ * same. From 2 to 20 turns (4.9 M against 2.75 M) nearly all of the 2.1 M more is Lich's code
+ * running before V8 has optimized it: property lookups 0.75 M, builtins 0.5 M, V8's runtime 0.8 M.
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';

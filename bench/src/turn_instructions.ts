@@ -5,13 +5,13 @@
  *
  * Why: the CPU time per turn moves by ±0.3–0.5 ms from run to run on a shared machine, as much as
  * the target it is held to, so a change of 0.1 ms cannot be seen in it. An instruction count does
- * hardly depends on what else the machine does: from 20 to 200 turns one run of each size gives
- * the same count a turn to within about 1 % (0.07 M of some 6 M); from 2 to 20 turns, where a
- * collection or a compile that happens once lands in one window or the other by timing, to within
- * some 0.3 M. It is not time: a system call counts as the few instructions that make it, and a cache
+ * hardly depends on what else the machine does: one run of each size gives the same count a turn
+ * to within about 1 % from 20 to 200 turns (0.07 M of some 6 M), and to within some 0.2 M from 2
+ * to 20 turns, where a collection or a compile that happens once lands in one window or the other
+ * by timing (V8's random start-up work, `RANDOM_START`, is left out). It is not time: a system call counts as the few instructions that make it, and a cache
  * miss as one instruction. So it is reported beside the CPU figure, without a target.
  *
- * How: each program runs once at 2, 20 and 200 turns under `valgrind --tool=callgrind`; per turn,
+ * How: each program runs at 2, 20 and 200 turns under `valgrind --tool=callgrind` (`RUNS`); per turn,
  * (I(20) − I(2)) / 18 and (I(200) − I(20)) / 180, so start-up and exit cancel out. Each Lich run
  * gets a fresh copy of the code cache its earlier (unmeasured) runs wrote, since a run slowed down
  * 30-fold by valgrind would otherwise rewrite the cache halfway and change the next run. The
@@ -26,6 +26,7 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FakeServer } from '@lich/testkit';
 import { script } from './cli_process.js';
+import { median } from './stats.js';
 import type { BenchRow } from './types.js';
 
 /** What `instruction_rows` runs: the two programs, where, and with what. */
@@ -40,6 +41,12 @@ export interface InstructionRun {
 }
 
 const SIZES = [2, 20, 200] as const;
+/**
+ * Runs of each size, the median taken: a short run varies by some 3–5 M instructions (when a
+ * collection or a compile lands), which divided by 18 turns would move the 2-to-20 figure by 0.3 M;
+ * over 180 turns one run is enough.
+ */
+const RUNS: Readonly<Record<(typeof SIZES)[number], number>> = { 2: 3, 20: 3, 200: 1 };
 
 /** The kinds of work a function callgrind names belongs to, tried in order. */
 const KINDS: readonly { kind: string; test: RegExp }[] = [
@@ -60,6 +67,13 @@ const KINDS: readonly { kind: string; test: RegExp }[] = [
   { kind: 'other V8 builtins (interpreter, baseline, calls)', test: /^Builtins_/ },
   { kind: 'JIT-compiled code', test: /^0x[0-9a-f]+ \[\?\?\?\]/ },
 ];
+
+/**
+ * Work of random length at each process's start, left out of every count: V8 picks its string
+ * hash seed by a search for primes (`HashSeed::InitializeRoots` → `sprp`), some 0–20 M
+ * instructions that differ from run to run and have nothing to do with a turn.
+ */
+const RANDOM_START = /HashSeed::InitializeRoots|detail::sprp/;
 
 /** The kind of work of a function as `callgrind_annotate` names it (its name after `file:`). */
 export function instruction_kind(name: string): string {
@@ -137,6 +151,10 @@ async function count(run: InstructionRun, args: string[], turns: number): Promis
         }
         // `file:function [object]`: the file part is `???` where there are no line tables
         const name = where.replace(/^[^:]*:/, '');
+        if (RANDOM_START.test(name)) {
+          result.total -= instructions;
+          continue;
+        }
         const kind = instruction_kind(name);
         result.kinds.set(kind, (result.kinds.get(kind) ?? 0) + instructions);
       }
@@ -145,6 +163,17 @@ async function count(run: InstructionRun, args: string[], turns: number): Promis
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The median of several runs' counts, the total and each kind on its own. */
+function median_count(runs: readonly Count[]): Count {
+  const kinds = new Set(runs.flatMap((counted) => [...counted.kinds.keys()]));
+  return {
+    total: median(runs.map((counted) => counted.total)),
+    kinds: new Map(
+      [...kinds].map((kind) => [kind, median(runs.map((counted) => counted.kinds.get(kind) ?? 0))]),
+    ),
+  };
 }
 
 /** Millions of instructions per turn from `low` to `high` turns. */
@@ -171,9 +200,15 @@ export async function instruction_rows(run: InstructionRun): Promise<BenchRow[]>
   }
   const counts = { lich: new Map<number, Count>(), bare: new Map<number, Count>() };
   for (const turns of SIZES) {
-    process.stderr.write(`  callgrind: ${turns} turns…\n`);
-    counts.lich.set(turns, await count(run, run.lich_args(turns), turns));
-    counts.bare.set(turns, await count(run, run.bare_args(turns), turns));
+    process.stderr.write(`  callgrind: ${turns} turns, ${RUNS[turns]} run(s) of each…\n`);
+    const lich: Count[] = [];
+    const bare: Count[] = [];
+    for (let round = 0; round < RUNS[turns]; round++) {
+      lich.push(await count(run, run.lich_args(turns), turns));
+      bare.push(await count(run, run.bare_args(turns), turns));
+    }
+    counts.lich.set(turns, median_count(lich));
+    counts.bare.set(turns, median_count(bare));
   }
   const row = (metric: string, lich: number, bare: number): BenchRow => ({
     bench: 'turn',
