@@ -29,13 +29,14 @@ export function report_no_provider(
 
 /**
  * Builds the Agent for a command from loaded config: the CLI's version in sessions, warnings on
- * stderr.
+ * stderr; without the price catalog when `options.price_catalog` is false.
  */
 export async function make_agent(
   context: CommandContext,
   config: AgentConfig,
   output: { quiet: boolean } = { quiet: false },
   trust_flag = false,
+  options: { price_catalog?: boolean } = {},
 ): Promise<Agent> {
   const { Agent, missing_api_keys, session_dirs_file } = await import('@lich/agent');
   for (const warning of missing_api_keys(config.providers, context.io.env)) context.warn(warning);
@@ -49,6 +50,8 @@ export async function make_agent(
     // `lich usage --all` finds this folder's sessions through it
     ...(registry === null ? {} : { session_registry: registry }),
     lich_version: version(),
+    // false when nothing reads the costs (`costs_read`): the catalog's import is saved
+    ...(options.price_catalog === false ? { price_catalog: false } : {}),
     on_warning: (text) => context.warn(text),
     on_provider_event: (event) => {
       if (output.quiet) return;

@@ -235,6 +235,28 @@ describe('Agent.run', () => {
     expect(await run_cost('ollama')).toBeNull();
   });
 
+  it('prices from the config alone when built with price_catalog: false', async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 0 };
+    const run_cost = async (model: string) => {
+      const agent = new Agent({
+        config: make_config({
+          work_dir,
+          providers: [{ kind: 'anthropic', model }],
+          prices: { 'anthropic/house-model': { input: 2, output: 4 } },
+        }),
+        chat: fake_chat([{ text: 'ok', usage }], { provider: 'anthropic', model }),
+        price_catalog: false,
+      });
+      const result = await agent.run({ input: 'hi', session: false });
+      await agent.close();
+      return result.cost_usd;
+    };
+    // the catalog would price it at $0.30; without it the cost is unknown
+    expect(await run_cost('claude-sonnet-4-5')).toBeNull();
+    // the config's own price still applies: $2 per million input tokens
+    expect(await run_cost('house-model')).toBeCloseTo(0.2, 6);
+  });
+
   it('sends the first request before the price catalog is imported, and prices every call all the same', async () => {
     const usage = { input_tokens: 100_000, output_tokens: 0 };
     const run = async (options: { max_budget_usd?: number }) => {

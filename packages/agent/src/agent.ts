@@ -86,6 +86,8 @@ export class Agent {
   #closed = false;
   #prices: Promise<PriceBook> | undefined;
   #prices_now: PriceBook | undefined;
+  /** Whether `price_book` may import the catalog (`AgentOptions.price_catalog`). */
+  readonly #price_catalog: boolean;
   readonly #session_registry: string | undefined;
   /** What today's sessions spent before this process, read once per day key. */
   readonly #day_spent = new Map<string, Promise<number>>();
@@ -106,6 +108,7 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.trusted = options.trusted === true;
+    this.#price_catalog = options.price_catalog !== false;
     // until the folder is trusted, what the repository's config file sets that would run code or
     // widen what runs without asking is held back: everything below sees only the rest
     const { config, held } = config_for_trust(options.config, this.trusted);
@@ -277,10 +280,12 @@ export class Agent {
   /**
    * The prices of model calls: the config's `prices` over the catalog, which is imported the
    * first time this is called (a run calls it), never at start-up, and not at all when no
-   * provider of the config is of a kind it prices (`catalog_prices_any`). Never rejects.
+   * provider of the config is of a kind it prices (`catalog_prices_any`) or the agent was built
+   * with `price_catalog: false`. Never rejects.
    */
   price_book(): Promise<PriceBook> {
-    const catalog = catalog_prices_any(this.config.providers.map((entry) => entry.kind));
+    const catalog =
+      this.#price_catalog && catalog_prices_any(this.config.providers.map((entry) => entry.kind));
     this.#prices ??= load_price_book(this.config.prices, { catalog }).then((book) => {
       this.#prices_now = book;
       return book;

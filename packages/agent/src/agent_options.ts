@@ -44,6 +44,14 @@ export interface AgentOptions {
    */
   checkpoints?: boolean;
   /**
+   * False: the price catalog (`@pydantic/genai-prices`) is never imported, and calls are priced
+   * from `config.prices` alone (any other model's call costs `null`, unknown). For a caller that
+   * shows no cost and records none, which then saves the catalog's import (some 40 ms of CPU and
+   * 5 MB): the CLI's one-shot with `--no-session`, text output, no `-v` and no budget. A budget
+   * prices from the same book, so keep the catalog where one may apply. Default true.
+   */
+  price_catalog?: boolean;
+  /**
    * True when the person trusts the work dir (`lich trust`, the first-run question, `--trust`):
    * then what the repository ships may act on its own — a project skill's `allowed-tools` are
    * granted when it loads, the hooks and command shell lines of the project run, and the

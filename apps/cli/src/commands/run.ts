@@ -9,6 +9,7 @@ import {
 } from '../args.js';
 import { load_cli_config, model_given } from '../cli_config.js';
 import type { Command, CommandContext } from '../context.js';
+import { costs_read } from '../costs_read.js';
 import { execute_task } from '../execute_task.js';
 import { EXIT } from '../exit_codes.js';
 import { help_text } from '../help.js';
@@ -77,7 +78,12 @@ export const command_run: Command = async (context) => {
     context,
     [values.image ?? []].flat().filter((path): path is string => typeof path === 'string'),
   );
-  const agent = await make_agent(context, config, output, values.trust === true);
+  const no_session = values['no-session'] === true;
+  // a task whose costs nothing shows or records leaves the price catalog alone (`lich -c` with no
+  // task goes on as a chat, which may show them)
+  const agent = await make_agent(context, config, output, values.trust === true, {
+    price_catalog: input.trim() === '' || costs_read({ no_session, output, config }),
+  });
   // the agent's config: a repository's looser permissions.mode waits for trust
   const approval = await cli_approval(context, values, agent.config, 'run').catch(
     async (error: unknown) => {
@@ -92,7 +98,7 @@ export const command_run: Command = async (context) => {
       return await chat_loop(context, {
         agent,
         ...(resume === null ? {} : { resume: resume.path }),
-        no_session: values['no-session'] === true,
+        no_session,
         command: 'run',
         show_reasoning: values['show-reasoning'] === true,
         approval_flags: values,
@@ -108,7 +114,7 @@ export const command_run: Command = async (context) => {
       input,
       images,
       ...(resume === null ? {} : { resume: resume.path }),
-      no_session: values['no-session'] === true,
+      no_session,
       command: 'run',
       output,
       show_reasoning: values['show-reasoning'] === true,
