@@ -6,7 +6,7 @@ import type { OutputSettings } from './output_settings.js';
  * file, `--json` and `stream-json`, `-v`'s line per call, a budget (it prices each call before
  * making it). When nothing does (`--no-session`, text output without `-v`, no budget), the agent
  * is built without the price catalog (`price_catalog: false`), whose import costs some 40 ms of
- * CPU and 5 MB in every run.
+ * CPU and 10 MiB of peak memory in every run.
  */
 export function costs_read(task: {
   no_session: boolean;
