@@ -4,20 +4,21 @@
  * helpers too), and what the difference is made of.
  *
  * Why: the CPU time per turn moves by ±0.3–0.5 ms from run to run on a shared machine, as much as
- * the target it is held to, so a change of 0.1 ms cannot be seen in it. An instruction count does
- * hardly depends on what else the machine does: one run of each size gives the same count a turn
- * to within about 1 % from 20 to 200 turns (0.07 M of some 6 M), and to within some 0.2 M from 2
- * to 20 turns, where a collection or a compile that happens once lands in one window or the other
- * by timing (V8's random start-up work, `RANDOM_START`, is left out). It is not time: a system call counts as the few instructions that make it, and a cache
- * miss as one instruction. So it is reported beside the CPU figure, without a target.
+ * the target it is held to, so a change of 0.1 ms cannot be seen in it. An instruction count
+ * hardly depends on what else the machine does: it holds to about 1 % a turn from 20 to 200 turns
+ * (0.07 M of some 6 M), and to some 0.2 M from 2 to 20 turns, where a collection or a compile that
+ * happens once lands in one window or the other by timing (V8's random start-up work,
+ * `RANDOM_START`, is left out). It is not time: a system call counts as the few instructions that
+ * make it, and a cache miss as one instruction. So it is reported beside the CPU figure, without
+ * a target.
  *
- * How: each program runs at 2, 20 and 200 turns under `valgrind --tool=callgrind` (`RUNS`); per turn,
- * (I(20) − I(2)) / 18 and (I(200) − I(20)) / 180, so start-up and exit cancel out. Each Lich run
- * gets a fresh copy of the code cache its earlier (unmeasured) runs wrote, since a run slowed down
- * 30-fold by valgrind would otherwise rewrite the cache halfway and change the next run. The
- * functions callgrind names are sorted into kinds of work (`instruction_kind`): the difference
- * from 20 to 200 turns, kind by kind, says where a turn's extra work lies (V8's garbage collector,
- * its optimizing compiler, property lookups in code not yet optimized, JSON, the rest).
+ * How: each program runs at 2, 20 and 200 turns under `valgrind --tool=callgrind` (`RUNS` of
+ * each); per turn, (I(20) − I(2)) / 18 and (I(200) − I(20)) / 180, so start-up and exit cancel
+ * out. Each Lich run gets a fresh copy of the code cache its earlier (unmeasured) runs wrote,
+ * since a run slowed down 30-fold by valgrind would otherwise rewrite the cache halfway and change
+ * the next run. The functions callgrind names are sorted into kinds of work (`instruction_kind`):
+ * the difference in each window, kind by kind, says where a turn's extra work lies (V8's garbage
+ * collector, its optimizing compiler, property lookups in code not yet optimized, JSON, the rest).
  *
  * Needs `valgrind` (Debian's package); without it the rows say so and nothing is measured.
  */
