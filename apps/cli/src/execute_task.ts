@@ -137,7 +137,8 @@ export async function execute_task(context: CommandContext, options: TaskOptions
     await host.subscribe(session.session_id, (event) => {
       turns.listener(event);
       if (event.type === 'turn.completed') ended = event.payload;
-      if (event.type === 'subagent.completed') {
+      // a child's usage holds its own children's, which complete at the next depth
+      if (event.type === 'subagent.completed' && event.payload.depth === 1) {
         report.subagent_ended(event.payload.usage, event.payload.cost_usd);
       }
     });

@@ -116,4 +116,35 @@ describe('what a run costs, from the CLI', () => {
     // the dollars the parent's and the child's session files recorded, together
     expect(document.cost_usd).toBeCloseTo((await session_totals()).cost, 9);
   });
+
+  it("counts a grandchild's tokens and dollars once in the one-shot's --json", async () => {
+    await writeFile(
+      join(sandbox.work_dir, '.lich', 'config.json'),
+      JSON.stringify({
+        providers: [{ kind: 'anthropic', model: 'claude-sonnet-4-5', base_url: server.base_url }],
+        subagents: { max_depth: 2 },
+      }),
+    );
+    const task = (prompt: string) => ({
+      tool_calls: [{ name: 'task', arguments: { description: prompt, prompt } }],
+    });
+    // the parent asks a child, the child asks a grandchild; each answers in turn
+    server.enqueue(
+      task('job: look'),
+      task('job: look closer'),
+      { text: 'grandchild answer' },
+      { text: 'child answer' },
+      { text: 'done' },
+    );
+    const result = await run(['--json', 'delegate a job']);
+    expect(result.code, result.stderr).toBe(0);
+    const document = JSON.parse(result.stdout) as {
+      usage: { input_tokens: number };
+      cost_usd: number;
+    };
+    expect(server.bills).toHaveLength(5);
+    const billed = server.bills.reduce((sum, bill) => sum + bill.input_tokens, 0);
+    expect(document.usage.input_tokens).toBe(billed);
+    expect(document.cost_usd).toBeCloseTo((await session_totals()).cost, 9);
+  });
 });

@@ -274,6 +274,7 @@ describe('reduce: every host event type', () => {
       'plan.proposed': { ...T, request_id: 'r2', tool_call_id: 'c2', plan: '1. read' },
       'subagent.started': {
         ...T,
+        depth: 1,
         tool_call_id: 'c3',
         session_id: 's2',
         parent_session_id: 's1',
@@ -282,6 +283,7 @@ describe('reduce: every host event type', () => {
       },
       'subagent.activity': {
         ...T,
+        depth: 1,
         tool_call_id: 'c3',
         session_id: 's2',
         parent_session_id: 's1',
@@ -291,6 +293,7 @@ describe('reduce: every host event type', () => {
       },
       'subagent.completed': {
         ...T,
+        depth: 1,
         tool_call_id: 'c3',
         session_id: 's2',
         parent_session_id: 's1',

@@ -54,7 +54,7 @@ function task_call(id: string, description: string) {
 }
 
 function child(id: string, session_id: string) {
-  return { ...T, tool_call_id: id, session_id, parent_session_id: 's1' };
+  return { ...T, depth: 1, tool_call_id: id, session_id, parent_session_id: 's1' };
 }
 
 function live(state: TuiState, now: number): string[] {
@@ -88,6 +88,7 @@ function two_running(): TuiState {
     // a grandchild's event (its parent is s2, not the session on screen) is s2's business
     e('subagent.started', {
       ...T,
+      depth: 2,
       tool_call_id: 'c1',
       session_id: 's9',
       parent_session_id: 's2',

@@ -38,6 +38,7 @@ describe('SessionUpdateMapper', () => {
     );
     const base = {
       turn_id: 't',
+      depth: 1,
       tool_call_id: 'task1',
       session_id: 'child',
       parent_session_id: 's',

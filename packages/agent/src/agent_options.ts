@@ -150,9 +150,12 @@ export interface AgentRunResult {
   outcome: LoopOutcome;
   /** The whole conversation after the run: the history, the new message and the run's messages. */
   transcript: Message[];
-  /** The summed usage of this run's model calls. */
+  /** The summed usage of this run's model calls, its subagents' included. */
   usage_total: Usage;
-  /** What this run's model calls cost in dollars; null when one had no known price. */
+  /**
+   * What this run's model calls cost in dollars, its subagents' included; null when one had no
+   * known price.
+   */
   cost_usd: number | null;
   /** The session file written to, or null when the run was not recorded. */
   session_path: string | null;

@@ -196,6 +196,9 @@ export async function run_agent(
           depth: options.subagent_depth ?? 0,
           parent: handle,
           usage_total,
+          on_child_cost: (cost) => {
+            cost_usd = add_cost(cost_usd, cost);
+          },
           on_warning: warn,
         }),
         ...(allowed === undefined ? {} : { [ALLOWED_TOOLS_FIELD]: allowed }),

@@ -289,6 +289,43 @@ describe('subagents (task)', () => {
     expect(last.cost_total_usd).toBeCloseTo(0.000033, 12);
   });
 
+  it('with a grandchild: every call counts once in the session, and the run result holds them all', async () => {
+    // $1 per million tokens either way: each call of 10 in and 1 out costs $0.000011
+    const priced = { usage: USAGE, model: 'priced-model' };
+    const handler = (call: ScriptedCall) => {
+      const results = tool_results(call.messages);
+      if (first_user(call) === 'job grandchild') {
+        return to_chat_result({ text: 'grandchild answer', ...priced });
+      }
+      const job = first_user(call) === 'job child' ? 'job grandchild' : 'job child';
+      if (results.length === 0) return to_chat_result({ tool_calls: [task(job)], ...priced });
+      return to_chat_result({ text: `saw: ${results[0]}`, ...priced });
+    };
+    // two calls each for the parent and the child, one for the grandchild
+    const config = {
+      subagents: { max_depth: 2 },
+      prices: { 'priced-model': { input: 1, output: 1 } },
+    };
+    const { host } = await setup(handler, config);
+    const { seen, end } = await one_turn(host, 'delegate');
+    const completed = seen
+      .of('subagent.completed')
+      .map((event) => event.payload as { depth: number; usage: { input_tokens: number } });
+    expect(completed.map((payload) => payload.depth).sort()).toEqual([1, 2]);
+    // the child's completion holds the grandchild's usage: the session counts it once
+    expect((end.payload as { usage: unknown }).usage).toEqual({
+      input_tokens: 50,
+      output_tokens: 5,
+    });
+    const last = seen.of('usage.update').at(-1)?.payload as { cost_total_usd: number | null };
+    expect(last.cost_total_usd).toBeCloseTo(0.000055, 12);
+
+    const direct = await setup(handler, config);
+    const result = await (direct.agent as Agent).run({ input: 'delegate', session: false });
+    expect(result.usage_total).toEqual({ input_tokens: 50, output_tokens: 5 });
+    expect(result.cost_usd).toBeCloseTo(0.000055, 12);
+  });
+
   it('on the host: what a child does reaches the parent stream as subagent.activity', async () => {
     const { host } = await setup((call) => {
       if (is_child(call)) {

@@ -296,6 +296,8 @@ export interface EventPayloads {
   'plan.proposed': TurnScoped & { request_id: string; tool_call_id: string; plan: string };
   /** A `task` call started a subagent: a child session of `parent_session_id`. */
   'subagent.started': TurnScoped & {
+    /** 1 for a child of this session's run, 2 for a child of that child… */
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
@@ -307,6 +309,7 @@ export interface EventPayloads {
    * when it waits for the model again; `tool_count` is how many calls it started so far.
    */
   'subagent.activity': TurnScoped & {
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
@@ -316,13 +319,18 @@ export interface EventPayloads {
   };
   /** A subagent ended; its usage is counted in the parent session's. */
   'subagent.completed': TurnScoped & {
+    /** Its usage and dollars include its own children's: totals count depth 1 only. */
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
     ok: boolean;
     stopped_reason: string;
     usage: WireUsage;
-    /** What the child's model calls cost in dollars; null when one had no known price. */
+    /**
+     * What the child's model calls cost in dollars, its own children's included; null when one
+     * had no known price.
+     */
     cost_usd: number | null;
   };
   error: Partial<TurnScoped> & { message: string; code?: string };

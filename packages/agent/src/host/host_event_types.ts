@@ -162,6 +162,8 @@ export interface HostEventPayloads {
    * `parent_session_id`. Its own events are its session's; subscribe to it to follow it.
    */
   'subagent.started': TurnScoped & {
+    /** 1 for a child of this session's run, 2 for a child of that child… */
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
@@ -173,6 +175,7 @@ export interface HostEventPayloads {
    * when it waits for the model again; `tool_count` is how many calls it started so far.
    */
   'subagent.activity': TurnScoped & {
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
@@ -182,13 +185,18 @@ export interface HostEventPayloads {
   };
   /** A subagent ended; its usage is part of this session's from now on. */
   'subagent.completed': TurnScoped & {
+    /** Its usage and dollars include its own children's: totals count depth 1 only. */
+    depth: number;
     tool_call_id: string;
     session_id: string | null;
     parent_session_id: string | null;
     ok: boolean;
     stopped_reason: string;
     usage: Usage;
-    /** What the child's model calls cost in dollars; null when one had no known price. */
+    /**
+     * What the child's model calls cost in dollars, its own children's included; null when one
+     * had no known price.
+     */
     cost_usd: number | null;
   };
   /** Something went wrong outside a turn's normal end (a session file that cannot be written…). */

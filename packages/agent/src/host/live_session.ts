@@ -374,10 +374,11 @@ export class LiveSession {
           ...this.#init.tool_context?.(this, turn_id),
           session_id: this.id,
           turn_id,
-          // children show as events of this session, and their usage counts in it
+          // children show as events of this session, and their usage counts in it: a child's
+          // completion holds its own children's, who report at the next depth
           [SUBAGENT_EVENTS_FIELD]: (event: SubagentEvent) => {
             const { type, ...rest } = event;
-            if (event.type === 'completed') {
+            if (event.type === 'completed' && event.depth === 1) {
               sink.usage(event.usage, undefined, undefined, undefined, event.cost_usd);
             }
             this.publish(`subagent.${type}`, {

@@ -27,7 +27,14 @@ export const SUBAGENT_EVENTS_FIELD = 'on_subagent';
  * What a surface hears of a subagent: its start; what it does (`activity`: a tool call it
  * started, or `tool: null` when it asks the model again); its end with its usage.
  */
-export type SubagentEvent =
+export type SubagentEvent = {
+  /**
+   * How deep the child is: 1 for a child of the session's own run, 2 for a child of that child…
+   * A child's `completed` usage and dollars include its own children's, which report at the next
+   * depth: a total counts the depth-1 completions only.
+   */
+  depth: number;
+} & (
   | {
       type: 'started';
       tool_call_id: string;
@@ -56,9 +63,13 @@ export type SubagentEvent =
       ok: boolean;
       stopped_reason: string;
       usage: Usage;
-      /** What the child's model calls cost in dollars; null when one had no known price. */
+      /**
+       * What the child's model calls cost in dollars, its own children's included; null when one
+       * had no known price.
+       */
       cost_usd: number | null;
-    };
+    }
+);
 
 /** What the runner needs of the Agent. */
 export interface SubagentAgent {
@@ -86,14 +97,15 @@ export interface TaskRequest {
  *
  * Contract: at most `subagents.max_concurrent` children work at once (the rest wait, in call
  * order), at most `max_per_run` start in all, none starts at depth `max_depth`; the child's usage
- * is added to the parent's `usage_total`; only the child's final answer is returned; `run` never
- * rejects.
+ * is added to the parent's `usage_total` and its dollars to the parent's cost (`on_child_cost`);
+ * only the child's final answer is returned; `run` never rejects.
  */
 export class SubagentRunner {
   readonly #agent: SubagentAgent;
   readonly #depth: number;
   readonly #parent: SessionHandle | null;
   readonly #usage_total: Usage;
+  readonly #on_child_cost: (cost_usd: number | null) => void;
   readonly #on_warning: (text: string) => void;
   #types: Promise<SubagentType[]> | undefined;
   #active = 0;
@@ -105,12 +117,15 @@ export class SubagentRunner {
     depth: number;
     parent: SessionHandle | null;
     usage_total: Usage;
+    /** Hears what each child's run cost (its own children's included), for the parent's total. */
+    on_child_cost: (cost_usd: number | null) => void;
     on_warning: (text: string) => void;
   }) {
     this.#agent = options.agent;
     this.#depth = options.depth;
     this.#parent = options.parent;
     this.#usage_total = options.usage_total;
+    this.#on_child_cost = options.on_child_cost;
     this.#on_warning = options.on_warning;
   }
 
@@ -190,6 +205,7 @@ export class SubagentRunner {
     const on_event = context[SUBAGENT_EVENTS_FIELD] as ((event: SubagentEvent) => void) | undefined;
     const tool_call_id = context.tool_call_id ?? '';
     const parent_session_id = this.#parent?.id ?? null;
+    const depth = this.#depth + 1;
     try {
       handle =
         this.#parent === null
@@ -198,6 +214,7 @@ export class SubagentRunner {
       const session_id = handle?.id ?? null;
       on_event?.({
         type: 'started',
+        depth,
         tool_call_id,
         session_id,
         parent_session_id,
@@ -212,7 +229,7 @@ export class SubagentRunner {
       // apply to it, as they do to the parent, after the role and before the environment
       const { instructions, now } = await this.#agent.subagent_context(signal);
       let tool_count = 0;
-      const said = { tool_call_id, session_id, parent_session_id };
+      const said = { depth, tool_call_id, session_id, parent_session_id };
       const result = await this.#agent.run({
         input: request.prompt,
         // what the child does, for a surface that shows it under the parent's `task` call
@@ -252,9 +269,11 @@ export class SubagentRunner {
         },
       });
       Object.assign(this.#usage_total, add_usage(this.#usage_total, result.usage_total));
+      this.#on_child_cost(result.cost_usd);
       const { stopped_reason, final } = result.outcome;
       on_event?.({
         type: 'completed',
+        depth,
         tool_call_id,
         session_id,
         parent_session_id,
