@@ -73,8 +73,9 @@ export class RunReport {
       this.turns_used = Math.max(this.turns_used, event.turn);
     if (event.type === 'llm_end') {
       this.usage = add_usage(this.usage, event.usage);
-      const cost = this.#price?.(event.usage ?? empty_usage(), event.provider, event.model) ?? null;
-      this.cost_usd = this.cost_usd === null || cost === null ? null : this.cost_usd + cost;
+      this.#add_cost(
+        this.#price?.(event.usage ?? empty_usage(), event.provider, event.model) ?? null,
+      );
       if (event.provider) this.provider = event.provider;
       if (event.model) this.model = event.model;
     }
@@ -99,7 +100,12 @@ export class RunReport {
   /** Adds what a subagent of the run used and cost (its `subagent.completed` event). */
   subagent_ended(usage: Usage, cost_usd: number | null): void {
     this.usage = add_usage(this.usage, usage);
-    this.cost_usd = this.cost_usd === null || cost_usd === null ? null : this.cost_usd + cost_usd;
+    this.#add_cost(cost_usd);
+  }
+
+  /** Adds dollars to the run's; one unknown price makes the whole unknown. */
+  #add_cost(cost: number | null): void {
+    this.cost_usd = this.cost_usd === null || cost === null ? null : this.cost_usd + cost;
   }
 
   /** What `--json` prints at the end of a run (stream-json's last line), from the events heard. */

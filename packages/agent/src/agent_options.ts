@@ -47,8 +47,9 @@ export interface AgentOptions {
    * False: the price catalog (`@pydantic/genai-prices`) is never imported, and calls are priced
    * from `config.prices` alone (any other model's call costs `null`, unknown). For a caller that
    * shows no cost and records none, which then saves the catalog's import (some 40 ms of CPU and
-   * 10 MiB of peak memory): the CLI's one-shot with `--no-session`, text output, no `-v` and no budget. A budget
-   * prices from the same book, so keep the catalog where one may apply. Default true.
+   * 10 MiB of peak memory): the CLI's one-shot with `--no-session`, text output, no `-v` and no
+   * budget. A budget prices from the same book, so keep the catalog where one may apply. Default
+   * true.
    */
   price_catalog?: boolean;
   /**
