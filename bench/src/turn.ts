@@ -52,6 +52,18 @@
  * wire conversion, `to_openai_messages`, the largest), 0.2 M optimized code; JSON costs both the
  * same. From 2 to 20 turns (4.9 M against 2.75 M) nearly all of the 2.1 M more is Lich's code
  * running before V8 has optimized it: property lookups 0.75 M, builtins 0.5 M, V8's runtime 0.8 M.
+ *
+ * What does not close the gap (measured 2026-12-06, so nobody measures it again):
+ * - Lich's features on the way: without the progress lines (`-q`) the 2-to-20 difference is
+ *   2.54 M instructions instead of 2.58 M, with the permission gate answering yolo too 2.52 M.
+ *   The difference is the amount of Lich's code a turn runs, not one part of it: a sampled
+ *   profile (`perf` with `--perf-basic-prof`) is flat, the largest part (the path guard's system
+ *   calls for a 21-byte file) some 4 % of the main thread.
+ * - V8 flags that tier code up sooner: `--always-sparkplug` halves the 2-to-20 CPU difference
+ *   (0.83 → 0.42 ms), `--no-lazy-feedback-allocation` too (→ 0.38 ms), but a 2-turn one-shot then
+ *   takes 142 / 123 ms instead of 100 ms from start to exit: the figure a user notices gets worse.
+ *   Set at the first request instead, the 2-turn one-shot took 185 ms (V8 checks its code cache
+ *   against the flags; not pursued).
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
