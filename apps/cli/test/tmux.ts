@@ -5,7 +5,10 @@
  * sleeps a fixed time.
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Requirement, require_or_skip } from '@lich/testkit';
 
@@ -41,12 +44,14 @@ export function sh_quote(word: string): string {
 
 /** One tmux server with one window. */
 export class TmuxTerminal {
-  private readonly socket = `lich-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  /** The server's socket lives in a folder of its own, gone with `kill` (tmux leaves it). */
+  private readonly dir = mkdtempSync(join(tmpdir(), 'lich-e2e-tmux-'));
+  private readonly socket = join(this.dir, 'socket');
   /** The last pane text read, for failure messages. */
   last = '';
 
   private tmux(...args: string[]): Promise<{ stdout: string }> {
-    return run('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    return run('tmux', ['-S', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
   }
 
   /**
@@ -126,9 +131,10 @@ export class TmuxTerminal {
     }
   }
 
-  /** Ends the tmux server and what runs in it. */
+  /** Ends the tmux server and what runs in it, and removes its socket. */
   async kill(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
+    await rm(this.dir, { recursive: true, force: true });
   }
 }
 

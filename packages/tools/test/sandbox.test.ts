@@ -290,7 +290,13 @@ describe_gated([sandbox_gate()], 'terminal under bubblewrap', () => {
         "await executor.execute('terminal', { command: '(setsid sleep 94.1 &); sleep 94.2' });",
       ].join('\n'),
     );
-    const child = spawn(process.execPath, [script], { stdio: 'ignore' });
+    // a killed process cannot remove its sandbox's temp dir: keep it inside `base`, not in /tmp
+    const temp = join(base, 'killed_parent_tmp');
+    await mkdir(temp);
+    const child = spawn(process.execPath, [script], {
+      stdio: 'ignore',
+      env: { ...process.env, TMPDIR: temp },
+    });
     expect(await wait_for(() => pids_with('94.').length >= 2, 10_000)).toBe(true);
     child.kill('SIGKILL');
     expect(await wait_for(() => pids_with('94.').length === 0, 5_000)).toBe(true);
